@@ -1,0 +1,78 @@
+import { createAdaptorServer } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { createApp, type HandlerOptions } from '../../src/http/handler.js'
+import { LOOPBACK_HOSTS } from '../../src/http/security.js'
+import type { McpServer } from '../../src/server/server.js'
+
+export interface ServeOptions extends HandlerOptions {
+  /** Default 3000; 0 picks a free port. */
+  port?: number
+  /** Default 127.0.0.1. Binding elsewhere makes the server reachable from other machines: set allowedHosts. */
+  host?: string
+  /** Endpoint path (default /mcp). */
+  path?: string
+  /** Stop gracefully on SIGTERM and SIGINT (default true). */
+  handleSignals?: boolean
+  /** How long in-flight requests may run on after a stop begins (default 10 s). */
+  shutdownGraceMs?: number
+}
+
+export interface RunningServer {
+  readonly url: string
+  readonly port: number
+  readonly http: Server
+  /** Stops accepting, lets in-flight requests finish within the grace period, then closes what remains. */
+  close(): Promise<void>
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+
+/** Serves one McpServer over node:http. Resolves once listening. */
+export async function serve(server: McpServer, options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1'
+  // Bound to loopback, only loopback names are valid Hosts: that is what defeats DNS rebinding.
+  const allowedHosts = options.allowedHosts ?? (LOOPBACK.has(host) ? LOOPBACK_HOSTS : undefined)
+  const app = createApp(server, { ...options, allowedHosts })
+  const http = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(options.port ?? 3000, host, () => {
+      http.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = http.address() as AddressInfo
+  const path = options.path ?? '/mcp'
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`
+
+  let closing: Promise<void> | undefined
+  const close = () => (closing ??= shutdown(http, options.shutdownGraceMs ?? 10_000))
+
+  if (options.handleSignals ?? true) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      console.error(`mcp-edge: ${signal}, shutting down`)
+      close().then(() => process.exit(0))
+    }
+    process.once('SIGTERM', onSignal)
+    process.once('SIGINT', onSignal)
+    http.once('close', () => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
+    })
+  }
+  return { url, port, http, close }
+}
+
+function shutdown(http: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => http.closeAllConnections(), graceMs)
+    force.unref()
+    http.close(() => {
+      clearTimeout(force)
+      resolve()
+    })
+    http.closeIdleConnections()
+  })
+}

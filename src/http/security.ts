@@ -1,0 +1,67 @@
+/**
+ * DNS-rebinding and cross-origin defences, and CORS. A server bound to loopback accepts only loopback Host
+ * and Origin values (a rebound name such as evil.example resolving to 127.0.0.1 is refused); any server
+ * refuses a browser Origin that is neither its own nor allow-listed.
+ */
+export interface SecurityOptions {
+  /** Host header values accepted (`name` or `name:port`); when absent every Host is accepted. */
+  allowedHosts?: string[]
+  /** Origins accepted besides the server's own (`https://app.example.com`), or '*' for any. */
+  allowedOrigins?: string[] | '*'
+}
+
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
+
+const ALLOWED_REQUEST_HEADERS = [
+  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id',
+  'traceparent', 'tracestate', 'baggage',
+]
+
+function hostMatches(host: string, allowed: string[]): boolean {
+  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!
+  return allowed.some((a) => {
+    const entry = a.toLowerCase()
+    return entry === host || entry === hostname
+  })
+}
+
+/** The reason a request must be refused with 403, or undefined when it may pass. */
+export function rejectReason(request: Request, options: SecurityOptions): string | undefined {
+  const host = (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()
+  if (options.allowedHosts && !hostMatches(host, options.allowedHosts)) return `Host ${host} is not allowed`
+  const origin = request.headers.get('origin')
+  if (origin === null || originAllowed(origin, host, options)) return undefined
+  return `Origin ${origin} is not allowed`
+}
+
+function originAllowed(origin: string, host: string, options: SecurityOptions): boolean {
+  if (options.allowedOrigins === '*') return true
+  if (options.allowedOrigins?.includes(origin)) return true
+  let originHost: string
+  try {
+    originHost = new URL(origin).host.toLowerCase()
+  } catch {
+    return false // "null" and other opaque origins
+  }
+  // Same origin as the Host the request was sent to; with a Host allow-list, the Origin must pass it too.
+  return originHost === host && (!options.allowedHosts || hostMatches(originHost, options.allowedHosts))
+}
+
+/** CORS response headers for an accepted cross-origin request. */
+export function corsHeaders(request: Request): Record<string, string> {
+  const origin = request.headers.get('origin')
+  if (origin === null) return {}
+  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate' }
+}
+
+/** Answers a preflight: every MCP header, including whichever `Mcp-Param-*` the browser asks for. */
+export function preflightHeaders(request: Request): Record<string, string> {
+  const requested = (request.headers.get('access-control-request-headers') ?? '')
+    .split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.startsWith('mcp-param-'))
+  return {
+    ...corsHeaders(request),
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': [...ALLOWED_REQUEST_HEADERS, ...requested].join(', '),
+    'access-control-max-age': '86400',
+  }
+}

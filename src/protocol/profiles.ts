@@ -1,0 +1,65 @@
+import { DRAFT_V1, ERROR, LEGACY_VERSIONS, V2026 } from './constants.js'
+
+/**
+ * Everything that differs on the wire between the protocol versions we serve, as data: dispatch asks the
+ * profile instead of comparing version strings (DIGEST §0.1).
+ */
+export interface Profile {
+  readonly version: string
+  /** modern = stateless `_meta` envelope; legacy = the 2025-era initialize handshake, answered statelessly. */
+  readonly era: 'modern' | 'legacy'
+  readonly headerMismatchCode: number
+  readonly missingCapabilityCode: number
+  readonly requiresClientInfo: boolean
+  /** The seed draft puts serverInfo in the discover body; the release puts it in every result's `_meta`. */
+  readonly serverInfoInDiscoverBody: boolean
+  readonly serverInfoInResultMeta: boolean
+  /** `ttlMs` / `cacheScope` on discover, list and read results (SEP-2549). */
+  readonly cacheFields: boolean
+  readonly resultType: boolean
+  /** Methods that may answer with an `input_required` result. */
+  readonly inputRequiredMethods: ReadonlySet<string>
+}
+
+const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+const released: Profile = {
+  version: V2026,
+  era: 'modern',
+  headerMismatchCode: ERROR.HEADER_MISMATCH,
+  missingCapabilityCode: ERROR.MISSING_CAPABILITY,
+  requiresClientInfo: false,
+  serverInfoInDiscoverBody: false,
+  serverInfoInResultMeta: true,
+  cacheFields: true,
+  resultType: true,
+  inputRequiredMethods: MRTR,
+}
+
+const seed: Profile = {
+  ...released,
+  version: DRAFT_V1,
+  headerMismatchCode: -32001,
+  missingCapabilityCode: -32003,
+  requiresClientInfo: true,
+  serverInfoInDiscoverBody: true,
+  serverInfoInResultMeta: false,
+  cacheFields: false,
+}
+
+const legacy = (version: string): Profile => ({
+  ...released,
+  version,
+  era: 'legacy',
+  serverInfoInResultMeta: false,
+  cacheFields: false,
+  resultType: false,
+  inputRequiredMethods: new Set(),
+})
+
+export const PROFILES: ReadonlyMap<string, Profile> = new Map(
+  [released, seed, ...LEGACY_VERSIONS.map(legacy)].map((p) => [p.version, p]),
+)
+
+/** All versions this runtime can speak, newest first; a server may narrow it with its `versions` option. */
+export const ALL_VERSIONS: readonly string[] = [...PROFILES.keys()]

@@ -1,0 +1,81 @@
+import type { JsonObject } from '../protocol/jsonrpc.js'
+import type {
+  Annotations, CachePolicy, CallToolResult, ClientCapabilities, CompleteResult, ContentBlock, GetPromptResult, Icon,
+  Meta, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents, ToolAnnotations,
+} from '../protocol/types.js'
+import type { RequestContext } from './context.js'
+import type { Infer, SchemaInput } from './schema.js'
+
+type MaybePromise<T> = T | Promise<T>
+
+/** What a tool handler may return: text, content blocks, a structured value, or the whole result. */
+export type ToolReturn = string | ContentBlock[] | CallToolResult | JsonObject | void
+
+export interface ToolDefinition<In extends SchemaInput | undefined = SchemaInput | undefined, Out extends SchemaInput | undefined = SchemaInput | undefined> {
+  title?: string
+  description?: string
+  /** Arguments: a Standard Schema (zod 4, valibot, ...) or a JSON Schema object with `"type": "object"`. */
+  input?: In
+  /** The JSON Schema to advertise when `input` is a Standard Schema that cannot describe itself. */
+  inputSchema?: JsonObject
+  /** Shape of `structuredContent`; results are checked against it. */
+  output?: Out
+  outputSchema?: JsonObject
+  annotations?: ToolAnnotations
+  icons?: Icon[]
+  _meta?: Meta
+  /** Client capabilities the tool cannot run without; a request that lacks them gets -32021 before it runs. */
+  requires?: ClientCapabilities
+}
+
+export type ToolHandler<In> = (args: Infer<In>, ctx: RequestContext) => MaybePromise<ToolReturn>
+
+export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult
+
+export interface ResourceDefinition {
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  annotations?: Annotations
+  icons?: Icon[]
+  _meta?: Meta
+  /** Caching hints for `resources/read` of this resource. */
+  cache?: CachePolicy
+}
+
+export type ResourceHandler = (uri: string, ctx: RequestContext) => MaybePromise<ResourceReturn>
+
+export type Completer = (
+  value: string,
+  context: { arguments: Record<string, string>; ctx: RequestContext },
+) => MaybePromise<string[] | CompleteResult['completion']>
+
+export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'size'> {
+  /** Lists concrete resources of this template in `resources/list`. */
+  list?: (ctx: RequestContext) => MaybePromise<Resource[]>
+  /** Completion of template variables, by variable name. */
+  complete?: Record<string, Completer>
+}
+
+export type TemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => MaybePromise<ResourceReturn>
+
+export type PromptReturn = string | PromptMessage[] | GetPromptResult
+
+export interface PromptDefinition<Args extends SchemaInput | PromptArgument[] | undefined = SchemaInput | PromptArgument[] | undefined> {
+  title?: string
+  description?: string
+  /** Arguments as a list, or as an object schema of string properties (Standard Schema or JSON Schema). */
+  args?: Args
+  icons?: Icon[]
+  _meta?: Meta
+  /** Completion of argument values, by argument name (enum arguments complete on their own). */
+  complete?: Record<string, Completer>
+}
+
+export type PromptArgs<A> = A extends PromptArgument[] ? Record<string, string> : A extends SchemaInput ? Infer<A, Record<string, string>> : Record<string, string>
+
+export type PromptHandler<A> = (args: PromptArgs<A>, ctx: RequestContext) => MaybePromise<PromptReturn>
+
+export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates'

@@ -1,0 +1,130 @@
+import { ERROR } from '../protocol/constants.js'
+import { invalidParams, McpError } from '../protocol/errors.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import type { Profile } from '../protocol/profiles.js'
+import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
+import { digest, rejected, type StatePayload } from './request-state.js'
+import type { McpServer } from './server.js'
+
+/**
+ * Multi-round-trip requests (SEP-2322). A handler asks for input; if the answer is not in this request, the
+ * handler is abandoned and the client gets an `input_required` result. The client retries with the answers
+ * and the sealed requestState, and the handler runs again from the top: answers of earlier rounds come back
+ * out of the requestState, so asking again for the same key returns at once.
+ */
+export class InputRequired {
+  constructor(readonly requests: Record<string, InputRequest>) {}
+}
+
+export interface Round {
+  /** Answers this round may use: earlier rounds' from the state, then this request's `inputResponses`. */
+  readonly earlier: JsonObject
+  readonly responses: JsonObject
+  /** Answers used so far: what the next requestState carries. */
+  readonly gathered: JsonObject
+  readonly memo: JsonObject
+  readonly method: string
+  readonly digest: string
+  readonly principal?: string
+}
+
+const IDENTITY_EXCLUDED = new Set(['_meta', 'inputResponses', 'requestState'])
+
+/** Reads `inputResponses` and opens `requestState`, refusing state made for another request. */
+export async function openRound(server: McpServer, method: string, params: JsonObject, principal?: string): Promise<Round> {
+  const identity = Object.fromEntries(Object.entries(params).filter(([k]) => !IDENTITY_EXCLUDED.has(k)))
+  const paramsDigest = await digest(identity)
+  const responses = params.inputResponses
+  if (responses !== undefined && !isObject(responses)) throw invalidParams('inputResponses must be an object keyed by input request')
+  let state: StatePayload | undefined
+  if (params.requestState !== undefined) {
+    if (typeof params.requestState !== 'string') throw rejected('it must be a string')
+    state = await server.requestState.open(params.requestState)
+    if (state.m !== method || state.d !== paramsDigest) throw rejected('it was issued for a different request')
+    if (state.p !== principal) throw rejected('it was issued to a different principal')
+  }
+  return {
+    earlier: state?.a ?? {},
+    responses: responses ?? {},
+    gathered: { ...state?.a },
+    memo: { ...state?.s },
+    method,
+    digest: paramsDigest,
+    principal,
+  }
+}
+
+/** Resolves every request from the round's answers, or throws InputRequired for the unanswered ones. */
+export function answer(round: Round, requests: Record<string, InputRequest>, caps: ClientCapabilities, profile: Profile): JsonObject {
+  const out: JsonObject = {}
+  const missing: Record<string, InputRequest> = {}
+  for (const [key, request] of Object.entries(requests)) {
+    const required = requiredCapability(request, caps)
+    if (required) {
+      throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
+        { requiredCapabilities: required }, 400)
+    }
+    const value = key in round.earlier ? round.earlier[key] : round.responses[key]
+    if (value === undefined) {
+      missing[key] = request
+      continue
+    }
+    if (!validResponse(request.method, value)) throw invalidParams(`inputResponses["${key}"] is not a valid ${request.method} result`)
+    out[key] = value
+    round.gathered[key] = value
+  }
+  if (Object.keys(missing).length > 0) throw new InputRequired(missing)
+  return out
+}
+
+export async function inputRequiredResult(server: McpServer, round: Round, requests: Record<string, InputRequest>): Promise<JsonObject> {
+  const requestState = await server.requestState.seal({
+    m: round.method,
+    d: round.digest,
+    x: Date.now() + server.requestStateTtlMs,
+    ...(round.principal === undefined ? {} : { p: round.principal }),
+    a: round.gathered,
+    s: round.memo,
+  })
+  return { resultType: 'input_required', inputRequests: requests, requestState }
+}
+
+/** The capability a client must have declared in this request for the server to ask it this, if missing. */
+function requiredCapability(request: InputRequest, caps: ClientCapabilities): ClientCapabilities | undefined {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const e = caps.elicitation
+      if (request.params.mode === 'url') return isObject(e) && isObject(e.url) ? undefined : { elicitation: { url: {} } }
+      // `elicitation: {}` means form mode only (schema: ClientCapabilities.elicitation).
+      const formOk = isObject(e) && (isObject(e.form) || (!('form' in e) && !('url' in e)))
+      return formOk ? undefined : { elicitation: { form: {} } }
+    }
+    case 'sampling/createMessage': {
+      const s = caps.sampling
+      if (!isObject(s)) return { sampling: {} }
+      if (request.params.tools !== undefined && !isObject(s.tools)) return { sampling: { tools: {} } }
+      const ctx = request.params.includeContext
+      if (ctx !== undefined && ctx !== 'none' && !isObject(s.context)) return { sampling: { context: {} } }
+      return undefined
+    }
+    case 'roots/list':
+      return isObject(caps.roots) ? undefined : { roots: {} }
+    default:
+      throw new Error(`cannot ask the client for ${(request as { method: string }).method}`)
+  }
+}
+
+function validResponse(method: InputRequest['method'], value: unknown): boolean {
+  if (!isObject(value)) return false
+  switch (method) {
+    case 'elicitation/create':
+      return ['accept', 'decline', 'cancel'].includes(value.action as string) && (value.content === undefined || isObject(value.content))
+    case 'sampling/createMessage':
+      return typeof value.role === 'string' && typeof value.model === 'string' && (isObject(value.content) || Array.isArray(value.content))
+    case 'roots/list':
+      return Array.isArray(value.roots) && value.roots.every((r) => isObject(r) && typeof r.uri === 'string')
+  }
+}
+
+export const legacyInputError = (profile: Profile) =>
+  new McpError(ERROR.INTERNAL, `This request needs input from the client, which requires protocol 2026-07-28; this client speaks ${profile.version}`)

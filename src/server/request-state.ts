@@ -1,0 +1,87 @@
+import { base64UrlToBytes, bytesToBase64Url } from '../protocol/base64.js'
+import { invalidParams } from '../protocol/errors.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+
+/**
+ * The `requestState` of multi-round-trip requests: answers gathered so far and values the handler memoised,
+ * bound to the method, a digest of the original params, the principal and an expiry, and sealed with
+ * HMAC-SHA-256 (WebCrypto). The client may read it but cannot change it (DIGEST §7: treat it as hostile).
+ */
+export interface StatePayload {
+  /** method */
+  m: string
+  /** digest of the request's own params */
+  d: string
+  /** expiry, ms since epoch */
+  x: number
+  /** principal the state belongs to, when the request was authenticated */
+  p?: string
+  /** answers of earlier rounds, by input key */
+  a: JsonObject
+  /** memoised handler values */
+  s: JsonObject
+}
+
+export interface StateCodec {
+  seal(payload: StatePayload): Promise<string>
+  /** Throws -32602 for a token that was tampered with, expired or not made by this key. */
+  open(token: string): Promise<StatePayload>
+}
+
+const VERSION = 's1'
+const encoder = new TextEncoder()
+
+export type Secret = string | Uint8Array | CryptoKey
+
+export async function importStateKey(secret: Secret | undefined): Promise<CryptoKey> {
+  if (typeof CryptoKey !== 'undefined' && secret instanceof CryptoKey) return secret
+  let raw: Uint8Array
+  if (secret === undefined) raw = crypto.getRandomValues(new Uint8Array(32))
+  else raw = typeof secret === 'string' ? encoder.encode(secret) : (secret as Uint8Array)
+  if (raw.byteLength < 32) throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
+  return crypto.subtle.importKey('raw', raw as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+}
+
+export function stateCodec(key: Promise<CryptoKey>): StateCodec {
+  return {
+    async seal(payload) {
+      const body = `${VERSION}.${bytesToBase64Url(encoder.encode(JSON.stringify(payload)))}`
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(body)))
+      return `${body}.${bytesToBase64Url(mac)}`
+    },
+    async open(token) {
+      const parts = token.split('.')
+      if (parts.length !== 3 || parts[0] !== VERSION) throw rejected('malformed')
+      let mac: Uint8Array
+      let payload: unknown
+      try {
+        mac = base64UrlToBytes(parts[2]!)
+        const ok = await crypto.subtle.verify('HMAC', await key, mac as BufferSource, encoder.encode(`${parts[0]}.${parts[1]}`))
+        if (!ok) throw rejected('its signature does not match')
+        payload = JSON.parse(new TextDecoder().decode(base64UrlToBytes(parts[1]!)))
+      } catch (e) {
+        throw e instanceof Error && e.name === 'McpError' ? e : rejected('malformed')
+      }
+      if (!isObject(payload) || typeof payload.m !== 'string' || typeof payload.x !== 'number') throw rejected('malformed')
+      if (payload.x < Date.now()) throw rejected('it has expired')
+      return payload as unknown as StatePayload
+    },
+  }
+}
+
+export const rejected = (why: string) => invalidParams(`Invalid requestState: ${why}`)
+
+/** SHA-256 of the canonical JSON of a value: key order does not change the digest. */
+export async function digest(value: unknown): Promise<string> {
+  const hash = await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(value)))
+  return bytesToBase64Url(new Uint8Array(hash))
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (isObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}

@@ -1,0 +1,80 @@
+import { Validator } from '@cfworker/json-schema'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+
+/**
+ * The subset of Standard Schema (https://standardschema.dev) this package relies on: `validate`, and, for
+ * advertising a schema in `tools/list`, the Standard JSON Schema converter that zod 4 and others provide.
+ */
+export interface StandardSchema<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: string
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>
+    readonly jsonSchema?: {
+      readonly input: (options: { target: string }) => Record<string, unknown>
+      readonly output: (options: { target: string }) => Record<string, unknown>
+    }
+    readonly types?: { readonly input: Input; readonly output: Output }
+  }
+}
+type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }> }
+
+/** A schema a user may hand us: any Standard Schema, or a plain JSON Schema object. */
+export type SchemaInput = StandardSchema | JsonObject
+
+export type Infer<S, Fallback = Record<string, unknown>> = S extends StandardSchema<unknown, infer O> ? O : Fallback
+
+export interface CompiledSchema {
+  /** The JSON Schema advertised to clients. */
+  readonly json: JsonObject
+  /** Resolves to the parsed value, or to readable issue messages. */
+  validate(value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }>
+}
+
+const isStandard = (s: unknown): s is StandardSchema => isObject(s) && isObject((s as JsonObject)['~standard'])
+
+/**
+ * Compiles once, at definition time. JSON Schemas are validated by @cfworker/json-schema, which interprets
+ * the schema instead of generating code, so it runs where eval is forbidden (Workers).
+ */
+export function compileSchema(schema: SchemaInput, role: 'input' | 'output', where: string, json?: JsonObject): CompiledSchema {
+  if (isStandard(schema)) {
+    const std = schema['~standard']
+    const advertised = json ?? std.jsonSchema?.[role]({ target: 'draft-2020-12' })
+    if (!advertised) {
+      throw new Error(`${where}: the ${std.vendor} schema cannot describe itself as JSON Schema; pass its JSON Schema as ${role}Schema`)
+    }
+    return {
+      json: advertised,
+      async validate(value) {
+        const result = await std.validate(value)
+        if (result.issues) return { ok: false, issues: result.issues.map(formatIssue) }
+        return { ok: true, value: result.value }
+      },
+    }
+  }
+  if (!isObject(schema)) throw new Error(`${where}: a schema must be a Standard Schema or a JSON Schema object`)
+  const validator = new Validator(schema as never, '2020-12', false)
+  return {
+    json: json ?? schema,
+    async validate(value) {
+      const result = validator.validate(value)
+      if (result.valid) return { ok: true, value }
+      // The deepest errors say what is wrong; their parents only repeat that a subschema failed.
+      const leaves = result.errors.filter((e) => !result.errors.some((o) => o !== e && o.keywordLocation.startsWith(`${e.keywordLocation}/`)))
+      return { ok: false, issues: leaves.map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.slice(2)}: `}${e.error}`) }
+    },
+  }
+}
+
+function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }): string {
+  const path = issue.path?.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')
+  return path ? `${path}: ${issue.message}` : issue.message
+}
+
+/** Tool input and output schemas must describe objects (tools/list schema: `inputSchema.type === "object"`). */
+export function assertObjectSchema(json: JsonObject, where: string): void {
+  if (json.type !== 'object') throw new Error(`${where} must have "type": "object" at its root`)
+}
