@@ -102,7 +102,7 @@ function prepareModern(server: McpServer, request: Request, message: JsonRpcRequ
     throw new McpError(known?.headerMismatchCode ?? ERROR.HEADER_MISMATCH, `Header mismatch: ${detail}`, undefined, 400)
   }
   const profile = known?.era === 'modern' && server.versions.includes(known.version) ? known : undefined
-  if (!profile) throw unsupported(server, envelope.protocolVersion)
+  if (!profile) throw unsupported(server, envelope.protocolVersion, known?.unsupportedVersionCode)
   if (profile.requiresClientInfo && !envelope.clientInfo) {
     throw invalidParams(`Invalid request envelope: _meta["${META.clientInfo}"] is required by ${profile.version}`, undefined, 400)
   }
@@ -131,8 +131,8 @@ function prepareLegacy(server: McpServer, message: JsonRpcRequest, version: stri
   }
 }
 
-const unsupported = (server: McpServer, requested: string) =>
-  new McpError(ERROR.UNSUPPORTED_VERSION, `Unsupported protocol version: ${requested}`, { supported: server.versions, requested }, 400)
+const unsupported = (server: McpServer, requested: string, code: number = ERROR.UNSUPPORTED_VERSION) =>
+  new McpError(code, `Unsupported protocol version: ${requested}`, { supported: server.versions, requested }, 400)
 
 /**
  * Runs the request. The answer is one JSON object unless the handler sends a notification (progress, log)

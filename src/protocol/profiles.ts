@@ -10,6 +10,7 @@ export interface Profile {
   readonly era: 'modern' | 'legacy'
   readonly headerMismatchCode: number
   readonly missingCapabilityCode: number
+  readonly unsupportedVersionCode: number
   readonly requiresClientInfo: boolean
   /** The seed draft puts serverInfo in the discover body; the release puts it in every result's `_meta`. */
   readonly serverInfoInDiscoverBody: boolean
@@ -28,6 +29,7 @@ const released: Profile = {
   era: 'modern',
   headerMismatchCode: ERROR.HEADER_MISMATCH,
   missingCapabilityCode: ERROR.MISSING_CAPABILITY,
+  unsupportedVersionCode: ERROR.UNSUPPORTED_VERSION,
   requiresClientInfo: false,
   serverInfoInDiscoverBody: false,
   serverInfoInResultMeta: true,
@@ -41,6 +43,7 @@ const seed: Profile = {
   version: DRAFT_V1,
   headerMismatchCode: -32001,
   missingCapabilityCode: -32003,
+  unsupportedVersionCode: ERROR.INVALID_PARAMS,
   requiresClientInfo: true,
   serverInfoInDiscoverBody: true,
   serverInfoInResultMeta: false,

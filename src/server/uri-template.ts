@@ -12,7 +12,8 @@ export interface UriTemplate {
 interface Expression { op: string; vars: string[] }
 
 const OPS: Record<string, { first: string; sep: string; named: boolean; chars: string }> = {
-  '': { first: '', sep: ',', named: false, chars: "[^/?#,]*" },
+  // Lazy, so that a following optional expression ({.ext}, {#frag}) gets its part of the URI.
+  '': { first: '', sep: ',', named: false, chars: "[^/?#,]*?" },
   '+': { first: '', sep: ',', named: false, chars: "[^,]*?" },
   '#': { first: '#', sep: ',', named: false, chars: "[^,]*?" },
   '.': { first: '.', sep: '.', named: false, chars: "[^/?#.]*" },
@@ -55,8 +56,8 @@ export function parseUriTemplate(template: string): UriTemplate {
       const piece = spec.named
         ? `${prefix}${escape(name)}${part.op === ';' ? `(?:=${value})?` : `=${value}`}`
         : `${prefix}${value}`
-      // Query-style expressions and all but the first variable of an expression may be left out.
-      source += part.op === '?' || part.op === '&' || i > 0 ? `(?:${piece})?` : piece
+      // An undefined variable expands to nothing, prefix included, so any prefixed piece may be absent.
+      source += spec.first !== '' || i > 0 ? `(?:${piece})?` : piece
     })
   }
   const regex = new RegExp(`^${source}$`)

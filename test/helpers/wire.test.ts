@@ -1,0 +1,28 @@
+/** The wire validator must catch what it is there to catch, or every test leaning on it proves nothing. */
+import { describe, expect, it } from 'vitest'
+import { validateServerMessage } from './wire.js'
+
+const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } }
+
+describe('validateServerMessage', () => {
+  it('accepts a valid list result and flags one without caching hints or resultType', () => {
+    const ok = { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private', _meta: serverInfo } }
+    expect(validateServerMessage('2026-07-28', 'tools/list', ok)).toEqual([])
+    expect(validateServerMessage('2026-07-28', 'tools/list', { ...ok, result: { resultType: 'complete', tools: [] } }).join()).toMatch(/ttlMs/)
+    expect(validateServerMessage('2026-07-28', 'tools/list', { ...ok, result: { tools: [], ttlMs: 0, cacheScope: 'private' } }).join()).toMatch(/resultType/)
+  })
+
+  it('checks error data by code, and notifications by method', () => {
+    const unsupported = { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }
+    expect(validateServerMessage('2026-07-28', 'tools/list', unsupported).join()).toMatch(/data/)
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1 } }
+    expect(validateServerMessage('2026-07-28', 'tools/call', progress).join()).toMatch(/progress/)
+    const image = { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', content: [{ type: 'image', data: 'x' }] } }
+    expect(validateServerMessage('2026-07-28', 'tools/call', image).join()).toMatch(/mimeType|anyOf/)
+  })
+
+  it('uses the seed draft schema for DRAFT-2026-v1 answers', () => {
+    const discover = { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', supportedVersions: ['DRAFT-2026-v1'], capabilities: {} } }
+    expect(validateServerMessage('DRAFT-2026-v1', 'server/discover', discover).join()).toMatch(/serverInfo/)
+  })
+})

@@ -1,0 +1,177 @@
+/**
+ * Validates every message a server sends against the published JSON Schema of the protocol version the
+ * request spoke: results by the method's result type, errors by their code, notifications by method.
+ * `recordingFetch` wraps fetch so that SDK clients and raw tests alike are checked without changing them.
+ */
+import { readFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void
+const load = (file: string) => JSON.parse(readFileSync(new URL(`../fixtures/spec/${file}`, import.meta.url), 'utf8'))
+
+const SCHEMAS: Record<string, { id: string; schema: Record<string, unknown> }> = {
+  '2026-07-28': { id: 'mcp-2026-07-28', schema: load('schema-2026-07-28.json') },
+  'DRAFT-2026-v1': { id: 'mcp-draft-2026-v1', schema: load('schema-DRAFT-2026-v1.json') },
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats(ajv)
+for (const { id, schema } of Object.values(SCHEMAS)) ajv.addSchema({ ...schema, $id: id })
+
+const RESULT_OF: Record<string, string> = {
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'completion/complete': 'CompleteResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
+}
+
+function defs(version: string): Record<string, { properties?: { method?: { const?: string }; error?: unknown } }> {
+  return SCHEMAS[version]!.schema.$defs as never
+}
+
+function errorDef(version: string, error: { code: number; data?: { requested?: unknown } }): string {
+  for (const name of ['HeaderMismatchError', 'MissingRequiredClientCapabilityError', 'UnsupportedProtocolVersionError']) {
+    const def = defs(version)[name]
+    if (!def || !JSON.stringify(def).includes(`"const":${error.code},`)) continue
+    // The seed draft reused -32602 for unsupported versions: only an error naming a version is one.
+    if (error.code === -32602 && error.data?.requested === undefined) continue
+    return name
+  }
+  return 'JSONRPCErrorResponse'
+}
+
+function check(version: string, def: string, value: unknown): string[] {
+  const validate = ajv.getSchema(`${SCHEMAS[version]!.id}#/$defs/${def}`)
+  if (!validate) return [`no schema definition ${def} in ${version}`]
+  if (validate(value)) return []
+  return (validate.errors ?? []).map((e) => `${def}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
+}
+
+/** Schema violations of one message sent by the server in answer to `method`, at `version`. */
+export function validateServerMessage(version: string, method: string | undefined, message: Record<string, unknown>): string[] {
+  if (!SCHEMAS[version]) return []
+  if (typeof message.method === 'string') {
+    const def = Object.entries(defs(version)).find(([name, d]) => d.properties?.method?.const === message.method && name.endsWith('Notification'))
+    return check(version, def?.[0] ?? 'JSONRPCNotification', message)
+  }
+  if ('error' in message) {
+    return check(version, errorDef(version, message.error as { code: number }), message)
+  }
+  const result = message.result as Record<string, unknown>
+  const errors = check(version, 'JSONRPCResultResponse', message)
+  const def = result?.resultType === 'input_required' ? 'InputRequiredResult' : method && RESULT_OF[method]
+  return def ? [...errors, ...check(version, def, result)] : errors
+}
+
+export interface WireRecord {
+  method?: string
+  version: string
+  status: number
+  messages: Record<string, unknown>[]
+}
+
+/** Parses an SSE body into its JSON messages as they arrive. */
+export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
+  const decoder = new TextDecoder()
+  let buffer = ''
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true })
+    let end: number
+    while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, end)
+      buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '')
+      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+      if (data) yield JSON.parse(data)
+    }
+  }
+}
+
+/** A fetch that validates every server message and keeps them for inspection. */
+export function recordingFetch() {
+  const violations: string[] = []
+  const records: WireRecord[] = []
+  const pending = new Set<Promise<void>>()
+
+  const wrapped = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init)
+    const text = request.method === 'POST' ? await request.clone().text() : ''
+    let body: Record<string, unknown> | undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const params = body?.params as Record<string, Record<string, unknown>> | undefined
+    const version = String(params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? request.headers.get('mcp-protocol-version') ?? 'legacy')
+    const method = typeof body?.method === 'string' ? body.method : undefined
+    const response = await fetch(request)
+    const record: WireRecord = { method, version, status: response.status, messages: [] }
+    records.push(record)
+    const take = (m: Record<string, unknown>) => {
+      record.messages.push(m)
+      for (const v of validateServerMessage(version, method, m)) violations.push(`${method}: ${v}`)
+    }
+    const type = response.headers.get('content-type') ?? ''
+    if (!response.body) return response
+    if (type.startsWith('text/event-stream')) {
+      // Parse events as the client pulls them, so the client keeps full control of the stream's life.
+      const source = response.body.getReader()
+      const decoder = new TextDecoder()
+      let buffer = ''
+      let finish!: () => void
+      const done = new Promise<void>((resolve) => (finish = resolve))
+      pending.add(done)
+      done.finally(() => pending.delete(done))
+      // A client that has its answer may stop reading and abort the request instead of cancelling the body.
+      request.signal.addEventListener('abort', () => finish(), { once: true })
+      const parse = (flush: boolean) => {
+        const events = buffer.split(/\r?\n\r?\n/)
+        buffer = flush ? '' : events.pop()!
+        for (const event of events) {
+          const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+          if (data) take(JSON.parse(data))
+        }
+      }
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { done: ended, value } = await source.read()
+            if (ended) {
+              parse(true)
+              finish()
+              return controller.close()
+            }
+            buffer += decoder.decode(value, { stream: true })
+            parse(false)
+            controller.enqueue(value)
+          } catch (e) {
+            finish()
+            controller.error(e)
+          }
+        },
+        async cancel(reason) {
+          finish()
+          await source.cancel(reason)
+        },
+      })
+      return new Response(body, response)
+    }
+    const raw = await response.text()
+    if (type.startsWith('application/json') && raw) take(JSON.parse(raw))
+    return new Response(raw, response)
+  }
+  return {
+    fetch: wrapped as typeof fetch,
+    violations,
+    records,
+    /** Waits for SSE bodies still being read. */
+    settled: () => Promise.all([...pending]),
+  }
+}

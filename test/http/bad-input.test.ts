@@ -1,0 +1,238 @@
+/**
+ * Malformed and hostile input, table-driven over real HTTP: each case gets its exact status and JSON-RPC
+ * error code, never a 5xx, and the server keeps answering afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../adapters/node/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { META_2026, modernHeaders, startEverything, TEST_SECRET } from '../helpers/server.js'
+import { request } from 'node:http'
+import { validateServerMessage } from '../helpers/wire.js'
+
+let running: RunningServer
+beforeAll(async () => {
+  running = await startEverything({ maxBodyBytes: 64 * 1024 }, createEverythingServer({ requestState: { secret: TEST_SECRET }, pageSize: 5 }))
+})
+afterAll(() => running.close())
+
+interface Case {
+  name: string
+  body?: unknown
+  raw?: string | Uint8Array
+  headers?: Record<string, string | null>
+  method?: string
+  status: number
+  code?: number
+  /** The request id the error must echo. */
+  id?: string | number
+}
+
+const call = (method: string, params: Record<string, unknown>, id: string | number = 7) => ({ jsonrpc: '2.0', id, method, params })
+const tool = (name: string, args: unknown = {}, extra: Record<string, unknown> = {}) =>
+  call('tools/call', { name, arguments: args, _meta: META_2026({ elicitation: {}, sampling: {} }), ...extra })
+
+async function send(c: Case) {
+  const body = c.raw ?? (c.body === undefined ? undefined : JSON.stringify(c.body))
+  const params = (c.body as { params?: Record<string, unknown> } | undefined)?.params ?? {}
+  const method = (c.body as { method?: string } | undefined)?.method ?? 'tools/list'
+  const headers: Record<string, string> = { ...modernHeaders(method, params) }
+  for (const [k, v] of Object.entries(c.headers ?? {})) {
+    if (v === null) delete headers[k]
+    else headers[k] = v
+  }
+  const res = await raw(c.method ?? 'POST', headers, body)
+  const json = res.body ? JSON.parse(res.body) : undefined
+  // Every answer to a modern request must be valid for its protocol version.
+  if (json && !Array.isArray(json)) expect(validateServerMessage(headers['mcp-protocol-version'] ?? '', method, json)).toEqual([])
+  return { status: res.status, type: res.headers['content-type'], headers: res.headers, json }
+}
+
+/** node:http, so that Host and Content-Length are exactly what the case says. */
+function raw(method: string, headers: Record<string, string>, body?: string | Uint8Array) {
+  const url = new URL(running.url)
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method, headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (c) => (text += c))
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function stateFor(toolName: string): Promise<string> {
+  const res = await send({ name: 'setup', body: tool(toolName), status: 200 })
+  return res.json.result.requestState
+}
+
+const CASES: Case[] = [
+  { name: 'unparsable JSON', raw: '{"jsonrpc":', status: 400, code: -32700 },
+  { name: 'empty body', raw: '', status: 400, code: -32700 },
+  { name: 'batch', body: [call('tools/list', { _meta: META_2026() })], status: 400, code: -32600 },
+  { name: 'JSON scalar', body: 42, status: 400, code: -32600 },
+  { name: 'wrong jsonrpc version', body: { jsonrpc: '1.0', id: 3, method: 'tools/list' }, status: 400, code: -32600, id: 3 },
+  { name: 'method not a string', body: { jsonrpc: '2.0', id: 3, method: 5 }, status: 400, code: -32600, id: 3 },
+  { name: 'fractional id', body: { jsonrpc: '2.0', id: 1.5, method: 'tools/list', params: {} }, status: 400, code: -32600 },
+  { name: 'null id', body: { jsonrpc: '2.0', id: null, method: 'tools/list', params: {} }, status: 400, code: -32600 },
+  { name: 'params as array', body: { jsonrpc: '2.0', id: 'a', method: 'tools/list', params: [] }, status: 400, code: -32600, id: 'a' },
+  { name: 'a response instead of a request', body: { jsonrpc: '2.0', id: 9, result: {} }, status: 400, code: -32600, id: 9 },
+  { name: 'text/plain body', body: call('tools/list', { _meta: META_2026() }), headers: { 'content-type': 'text/plain' }, status: 415 },
+  { name: 'no content type', raw: JSON.stringify(call('tools/list', { _meta: META_2026() })), headers: { 'content-type': null }, status: 415 },
+  { name: 'oversized body', raw: JSON.stringify(tool('test_simple_text', { pad: 'x'.repeat(70 * 1024) })), status: 413, code: -32600 },
+  { name: 'GET', method: 'GET', status: 405 },
+  { name: 'DELETE', method: 'DELETE', status: 405 },
+  { name: 'PUT', method: 'PUT', status: 405 },
+  { name: 'no _meta', body: call('tools/list', {}), status: 400, code: -32602, id: 7 },
+  { name: '_meta not an object', body: call('tools/list', { _meta: 'x' }), status: 400, code: -32602, id: 7 },
+  {
+    name: 'no clientCapabilities',
+    body: call('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+    status: 400, code: -32602, id: 7,
+  },
+  {
+    name: 'clientCapabilities of the wrong type',
+    body: call('tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/clientCapabilities': 'all' } }),
+    status: 400, code: -32602, id: 7,
+  },
+  { name: 'clientInfo without version', body: call('tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/clientInfo': { name: 'x' } } }), status: 400, code: -32602, id: 7 },
+  { name: 'unknown logLevel', body: call('tools/list', { _meta: META_2026({}, { 'io.modelcontextprotocol/logLevel': 'loud' }) }), status: 400, code: -32602, id: 7 },
+  { name: 'fractional progressToken', body: call('tools/list', { _meta: META_2026({}, { progressToken: 1.5 }) }), status: 400, code: -32602, id: 7 },
+  { name: 'header and _meta versions differ', body: call('tools/list', { _meta: META_2026() }), headers: { 'mcp-protocol-version': 'DRAFT-2026-v1' }, status: 400, code: -32020, id: 7 },
+  { name: 'no MCP-Protocol-Version header', body: call('tools/list', { _meta: META_2026() }), headers: { 'mcp-protocol-version': null }, status: 400, code: -32020, id: 7 },
+  {
+    name: 'unsupported version',
+    body: call('tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }),
+    headers: { 'mcp-protocol-version': '2099-01-01' }, status: 400, code: -32022, id: 7,
+  },
+  {
+    name: 'a legacy version inside the modern envelope',
+    body: call('tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }),
+    headers: { 'mcp-protocol-version': '2025-11-25' }, status: 400, code: -32022, id: 7,
+  },
+  { name: 'no Mcp-Method', body: call('tools/list', { _meta: META_2026() }), headers: { 'mcp-method': null }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Method in another case', body: call('tools/list', { _meta: META_2026() }), headers: { 'mcp-method': 'TOOLS/LIST' }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Method of another method', body: call('tools/list', { _meta: META_2026() }), headers: { 'mcp-method': 'prompts/list' }, status: 400, code: -32020, id: 7 },
+  { name: 'no Mcp-Name', body: tool('test_simple_text'), headers: { 'mcp-name': null }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Name of another tool', body: tool('test_simple_text'), headers: { 'mcp-name': 'add' }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Name with bad base64', body: tool('test_simple_text'), headers: { 'mcp-name': '=?base64?dGVzd@==?=' }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Name for resources/read differs from the uri', body: call('resources/read', { uri: 'test://static-text', _meta: META_2026() }), headers: { 'mcp-name': 'test://static-binary' }, status: 400, code: -32020, id: 7 },
+  { name: 'missing Mcp-Param', body: tool('test_custom_header', { greeting: 'hi' }), status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Param differs', body: tool('test_custom_header', { greeting: 'hi' }), headers: { 'mcp-param-greeting': 'ho' }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Param with bad base64 padding', body: tool('test_custom_header', { greeting: 'Hello' }), headers: { 'mcp-param-greeting': '=?base64?SGVsbG8?=' }, status: 400, code: -32020, id: 7 },
+  { name: 'Mcp-Param for an absent argument', body: tool('test_custom_header', { greeting: 'hi' }), headers: { 'mcp-param-greeting': 'hi', 'mcp-param-count': '3' }, status: 400, code: -32020, id: 7 },
+  { name: 'integer Mcp-Param differs', body: tool('test_custom_header', { greeting: 'hi', count: 3 }), headers: { 'mcp-param-greeting': 'hi', 'mcp-param-count': '4' }, status: 400, code: -32020, id: 7 },
+  { name: 'boolean Mcp-Param in another case', body: tool('test_custom_header', { greeting: 'hi', loud: true }), headers: { 'mcp-param-greeting': 'hi', 'mcp-param-loud': 'TRUE' }, status: 400, code: -32020, id: 7 },
+  { name: 'unknown method', body: call('nope/nothing', { _meta: META_2026() }), headers: { 'mcp-method': 'nope/nothing' }, status: 404, code: -32601, id: 7 },
+  { name: 'initialize with the modern envelope', body: call('initialize', { _meta: META_2026() }), headers: { 'mcp-method': 'initialize' }, status: 404, code: -32601, id: 7 },
+  { name: 'ping with the modern envelope', body: call('ping', { _meta: META_2026() }), headers: { 'mcp-method': 'ping' }, status: 404, code: -32601, id: 7 },
+  { name: 'unknown tool', body: tool('no_such_tool'), status: 200, code: -32602, id: 7 },
+  { name: 'arguments not an object', body: tool('test_simple_text', [1, 2]), status: 200, code: -32602, id: 7 },
+  { name: 'tool name missing', body: call('tools/call', { _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'invalid cursor', body: call('tools/list', { cursor: 'bogus', _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'cursor of another list', body: call('tools/list', { cursor: 'cHJvbXB0czo1', _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'unknown prompt', body: call('prompts/get', { name: 'nope', _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'unknown resource', body: call('resources/read', { uri: 'test://nope', _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'completion of an unknown prompt', body: call('completion/complete', { ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: '' }, _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'completion with a bad ref', body: call('completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'a', value: '' }, _meta: META_2026() }), status: 200, code: -32602, id: 7 },
+  { name: 'inputResponses null', body: tool('test_input_required_result_elicitation', {}, { inputResponses: null }), status: 200, code: -32602, id: 7 },
+  { name: 'inputResponses answer of the wrong shape', body: tool('test_input_required_result_elicitation', {}, { inputResponses: { user_name: 12345 } }), status: 200, code: -32602, id: 7 },
+  { name: 'requestState not a string', body: tool('test_input_required_result_elicitation', {}, { requestState: 5 }), status: 200, code: -32602, id: 7 },
+  { name: 'requestState garbage', body: tool('test_input_required_result_elicitation', {}, { requestState: 'garbage' }), status: 200, code: -32602, id: 7 },
+  { name: 'evil Host', body: call('tools/list', { _meta: META_2026() }), headers: { host: 'evil.example.com' }, status: 403 },
+  { name: 'evil Origin', body: call('tools/list', { _meta: META_2026() }), headers: { origin: 'http://evil.example.com' }, status: 403 },
+  { name: 'null Origin', body: call('tools/list', { _meta: META_2026() }), headers: { origin: 'null' }, status: 403 },
+  {
+    name: 'seed draft without clientInfo',
+    body: call('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1', 'io.modelcontextprotocol/clientCapabilities': {} } }),
+    headers: { 'mcp-protocol-version': 'DRAFT-2026-v1' }, status: 400, code: -32602, id: 7,
+  },
+  {
+    name: 'seed draft header mismatch uses -32001',
+    body: call('tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1' } }),
+    headers: { 'mcp-protocol-version': 'DRAFT-2026-v1', 'mcp-method': 'prompts/list' }, status: 400, code: -32001, id: 7,
+  },
+  { name: 'legacy request with an unknown 2024 version', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'mcp-protocol-version': '2024-11-05', 'mcp-method': null }, status: 400, code: -32022, id: 1 },
+  { name: 'legacy unknown method is answered in-band', body: { jsonrpc: '2.0', id: 1, method: 'server/discover' }, headers: { 'mcp-protocol-version': '2025-06-18' }, status: 200, code: -32601, id: 1 },
+]
+
+describe('bad input', () => {
+  it.each(CASES)('$name -> $status $code', async (c) => {
+    const res = await send(c)
+    expect(res.status).toBe(c.status)
+    expect(res.status).toBeLessThan(500)
+    if (c.code !== undefined) {
+      expect(res.type).toBe('application/json')
+      expect(res.json.error.code).toBe(c.code)
+      expect(typeof res.json.error.message).toBe('string')
+      if (c.id === undefined) expect(res.json).not.toHaveProperty('id')
+      else expect(res.json.id).toBe(c.id)
+    }
+  })
+
+  it('unsupported version errors name what is supported', async () => {
+    const res = await send(CASES.find((c) => c.name === 'unsupported version')!)
+    expect(res.json.error.data).toEqual({ supported: ['2026-07-28', 'DRAFT-2026-v1', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' })
+  })
+
+  it('405 answers name the allowed methods', async () => {
+    const res = await send({ name: 'GET', method: 'GET', status: 405 })
+    expect(res.headers.allow).toBe('POST, OPTIONS')
+  })
+
+  it('requestState that was tampered with, or made for another request, is refused', async () => {
+    const state = await stateFor('test_input_required_result_tampered_state')
+    const answer = { confirm: { action: 'accept', content: { ok: true } } }
+    const good = await send({ name: 'intact', body: tool('test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: state }), status: 200 })
+    expect(good.json.result.content).toEqual([{ type: 'text', text: 'State intact' }])
+    const [head, payload, mac] = state.split('.')
+    const flipped = `${head}.${payload}.${mac!.slice(0, -2)}${mac!.endsWith('A') ? 'B' : 'A'}A`
+    for (const requestState of [`${state}-TAMPERED`, flipped, `${head}.${payload}x.${mac}`]) {
+      const res = await send({ name: 'tampered', body: tool('test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState }), status: 200 })
+      expect(res.json.error.code).toBe(-32602)
+    }
+    // Bound to the tool and its arguments: replaying it elsewhere fails.
+    const foreign = await send({ name: 'foreign', body: tool('test_input_required_result_request_state', {}, { inputResponses: answer, requestState: state }), status: 200 })
+    expect(foreign.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('different request') })
+  })
+
+  it('expired requestState is refused', async () => {
+    const short = await startEverything({}, createEverythingServer({ requestState: { secret: TEST_SECRET, ttlMs: 1 } }))
+    try {
+      const headers = modernHeaders('tools/call', { name: 'test_input_required_result_elicitation' })
+      const first = await (await fetch(short.url, { method: 'POST', headers, body: JSON.stringify(tool('test_input_required_result_elicitation')) })).json()
+      await new Promise((r) => setTimeout(r, 5))
+      const retry = tool('test_input_required_result_elicitation', {}, {
+        inputResponses: { user_name: { action: 'accept', content: { name: 'A' } } },
+        requestState: first.result.requestState,
+      })
+      const res = await (await fetch(short.url, { method: 'POST', headers, body: JSON.stringify(retry) })).json()
+      expect(res.error).toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
+    } finally {
+      await short.close()
+    }
+  })
+
+  it('a chunked body without Content-Length is cut off at the limit', async () => {
+    const { request } = await import('node:http')
+    const url = new URL(running.url)
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...modernHeaders('tools/list'), 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume()
+        resolve(res.statusCode!)
+      })
+      req.on('error', reject)
+      req.write('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"')
+      req.write('x'.repeat(100 * 1024))
+      req.end('"}}')
+    })
+    expect(status).toBe(413)
+  })
+
+  it('still serves requests after all of it', async () => {
+    const res = await send({ name: 'discover', body: call('server/discover', { _meta: META_2026() }), status: 200 })
+    expect(res.status).toBe(200)
+    expect(res.json.result.supportedVersions).toContain('2026-07-28')
+  })
+})

@@ -1,0 +1,90 @@
+/** Origin/Host validation (DNS rebinding) and CORS for browser clients. */
+import { Hono } from 'hono'
+import { describe, expect, it } from 'vitest'
+import { createApp, createFetchHandler, LOOPBACK_HOSTS, McpServer } from '../../src/index.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+
+const server = new McpServer({ name: 'sec', version: '1.0.0' }).tool('hello', { description: 'says hello' }, () => 'hello')
+
+const listTools = (headers: Record<string, string> = {}, url = 'http://127.0.0.1:3000/mcp') =>
+  new Request(url, {
+    method: 'POST',
+    headers: { ...modernHeaders('tools/list'), ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META_2026() } }),
+  })
+
+describe('Host validation', () => {
+  const loopback = createFetchHandler(server, { allowedHosts: LOOPBACK_HOSTS })
+
+  it.each(['127.0.0.1:3000', 'localhost:8080', 'localhost', '[::1]:3000'])('a loopback-bound server accepts Host %s', async (host) => {
+    expect((await loopback(listTools({}, `http://${host}/mcp`))).status).toBe(200)
+  })
+
+  it.each(['evil.example.com', 'evil.example.com:3000', '127.0.0.1.nip.io', 'localhost.evil.com'])('and refuses Host %s with 403', async (host) => {
+    const res = await loopback(listTools({}, `http://${host}/mcp`))
+    expect(res.status).toBe(403)
+    expect((await res.json()).error.message).toContain('Host')
+  })
+
+  it('a custom domain passes once it is allow-listed', async () => {
+    const handler = createFetchHandler(server, { allowedHosts: ['mcp.example.com'] })
+    expect((await handler(listTools({ origin: 'https://mcp.example.com' }, 'https://mcp.example.com/mcp'))).status).toBe(200)
+    expect((await handler(listTools({}, 'https://other.example.com/mcp'))).status).toBe(403)
+  })
+})
+
+describe('Origin validation and CORS', () => {
+  const handler = createFetchHandler(server, { allowedOrigins: ['https://app.example.com'] })
+
+  it('accepts requests without an Origin (non-browser clients)', async () => {
+    expect((await handler(listTools())).status).toBe(200)
+  })
+
+  it('accepts same-origin requests', async () => {
+    expect((await handler(listTools({ origin: 'http://127.0.0.1:3000' }))).status).toBe(200)
+  })
+
+  it('refuses foreign origins with 403', async () => {
+    expect((await handler(listTools({ origin: 'https://evil.example.com' }))).status).toBe(403)
+    expect((await handler(listTools({ origin: 'http://127.0.0.1:3001' }))).status).toBe(403)
+  })
+
+  it('lets allow-listed origins in, with CORS headers', async () => {
+    const res = await handler(listTools({ origin: 'https://app.example.com' }))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(res.headers.get('vary')).toBe('Origin')
+  })
+
+  it('answers preflights with every MCP header, Mcp-Param-* included', async () => {
+    const res = await handler(new Request('http://127.0.0.1:3000/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, Mcp-Param-Count',
+      },
+    }))
+    expect(res.status).toBe(204)
+    const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
+    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-count', 'authorization']))
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST')
+  })
+
+  it('refuses preflights from foreign origins', async () => {
+    const res = await handler(new Request('http://127.0.0.1:3000/mcp', { method: 'OPTIONS', headers: { origin: 'https://evil.example.com' } }))
+    expect(res.status).toBe(403)
+  })
+})
+
+describe('mounting', () => {
+  it('serves inside a larger Hono app next to other routes', async () => {
+    const app = new Hono()
+    app.get('/health', (c) => c.text('ok'))
+    app.route('/', createApp(server, { path: '/api/mcp' }))
+    expect(await (await app.request('/health')).text()).toBe('ok')
+    const res = await app.fetch(listTools({}, 'http://127.0.0.1:3000/api/mcp'))
+    expect((await res.json()).result.tools).toHaveLength(1)
+    expect((await app.fetch(listTools({}, 'http://127.0.0.1:3000/mcp'))).status).toBe(404)
+  })
+})

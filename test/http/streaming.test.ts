@@ -1,0 +1,113 @@
+/** JSON or SSE by what the handler does; keep-alives; cancellation reaching the handler. */
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer } from '../../src/index.js'
+import { serve } from '../../adapters/node/index.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+import { sseMessages } from '../helpers/wire.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function probeServer() {
+  const seen = { aborted: false, after: 0 }
+  const server = new McpServer({ name: 'probe', version: '1.0.0' })
+    .tool('quiet', { description: 'answers at once' }, () => 'done')
+    .tool('slow', { description: 'reports progress, then waits to be cancelled' }, async (_args, ctx) => {
+      ctx.progress(1, 10)
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }))
+      seen.aborted = true
+      ctx.progress(2, 10) // after the abort: must go nowhere
+      seen.after++
+      return 'finished anyway'
+    })
+    .tool('idle', { description: 'reports progress, then idles' }, async (_args, ctx) => {
+      ctx.progress(1)
+      await sleep(250)
+      return 'woke'
+    })
+  return { server, seen }
+}
+
+const request = (name: string, token?: string) =>
+  new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: modernHeaders('tools/call', { name }),
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'tools/call',
+      params: { name, arguments: {}, _meta: META_2026({}, token === undefined ? {} : { progressToken: token }) },
+    }),
+  })
+
+describe('response mode', () => {
+  it('answers with one JSON object when nothing comes before the result', async () => {
+    const handler = createFetchHandler(probeServer().server)
+    const res = await handler(request('quiet', 'p'))
+    expect(res.headers.get('content-type')).toBe('application/json')
+    expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'done' }] } })
+  })
+
+  it('upgrades to SSE when a notification comes first, with anti-buffering headers', async () => {
+    const handler = createFetchHandler(probeServer().server)
+    const res = await handler(request('idle', 'p'))
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    expect(res.headers.get('x-accel-buffering')).toBe('no')
+    expect(res.headers.get('cache-control')).toContain('no-cache')
+    const messages = []
+    for await (const m of sseMessages(res.body!)) messages.push(m)
+    expect(messages).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } },
+      expect.objectContaining({ id: 1, result: expect.objectContaining({ content: [{ type: 'text', text: 'woke' }] }) }),
+    ])
+  })
+
+  it('without a progressToken, progress is not sent and the answer stays JSON', async () => {
+    const handler = createFetchHandler(probeServer().server)
+    const res = await handler(request('idle'))
+    expect(res.headers.get('content-type')).toBe('application/json')
+  })
+
+  it('sends keep-alive comments while the handler is quiet', async () => {
+    const handler = createFetchHandler(probeServer().server, { keepAliveMs: 40 })
+    const text = await (await handler(request('idle', 'p'))).text()
+    expect(text.match(/^: keep-alive$/gm)?.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('cancelling the SSE body aborts the handler, and nothing is written after', async () => {
+    const { server, seen } = probeServer()
+    const res = await createFetchHandler(server)(request('slow', 'p'))
+    const reader = res.body!.getReader()
+    const first = new TextDecoder().decode((await reader.read()).value)
+    expect(first).toContain('notifications/progress')
+    await reader.cancel()
+    await sleep(20)
+    expect(seen).toEqual({ aborted: true, after: 1 })
+  })
+
+  it('a client that disconnects over real HTTP aborts the handler', async () => {
+    const { server, seen } = probeServer()
+    const running = await serve(server, { port: 0, handleSignals: false })
+    try {
+      const abort = new AbortController()
+      const res = await fetch(running.url, {
+        method: 'POST', headers: modernHeaders('tools/call', { name: 'slow' }), signal: abort.signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: META_2026({}, { progressToken: 1 }) } }),
+      })
+      await res.body!.getReader().read()
+      abort.abort()
+      for (let i = 0; i < 50 && !seen.aborted; i++) await sleep(10)
+      expect(seen.aborted).toBe(true)
+    } finally {
+      await running.close()
+    }
+  })
+
+  it('notifications are accepted with 202 and no body', async () => {
+    const handler = createFetchHandler(probeServer().server)
+    const res = await handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: META_2026() } }),
+    }))
+    expect(res.status).toBe(202)
+    expect(await res.text()).toBe('')
+  })
+})

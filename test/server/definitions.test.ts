@@ -1,0 +1,97 @@
+/** What a server definition accepts and refuses, and how handler results become wire results. */
+import * as v from 'valibot'
+import { z } from 'zod'
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer } from '../../src/index.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+
+const server = () => new McpServer({ name: 'defs', version: '1.0.0' })
+
+async function call(s: McpServer, name: string, args: unknown) {
+  const res = await createFetchHandler(s)(new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: modernHeaders('tools/call', { name }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: META_2026() } }),
+  }))
+  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } }
+}
+
+describe('tool definitions', () => {
+  it('refuses bad names, duplicates, non-object schemas and broken x-mcp-header at definition time', () => {
+    expect(() => server().tool('has space', {}, () => '')).toThrow(/must match/)
+    expect(() => server().tool('t', {}, () => '').tool('t', {}, () => '')).toThrow(/already registered/)
+    expect(() => server().tool('t', { input: { type: 'string' } }, () => '')).toThrow(/"type": "object"/)
+    expect(() => server().tool('t', { input: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }, () => ''))
+      .toThrow(/x-mcp-header at tool "t" inputSchema.properties.n/)
+  })
+
+  it('needs a JSON Schema for Standard Schemas that cannot describe themselves', () => {
+    expect(() => server().tool('t', { input: v.object({ a: v.string() }) }, () => '')).toThrow(/valibot.*inputSchema/)
+    expect(() => server().tool('t', {
+      input: v.object({ a: v.string() }),
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+    }, ({ a }) => a)).not.toThrow()
+  })
+
+  it('validates arguments with valibot, zod and JSON Schema alike; failures are tool errors the model can read', async () => {
+    const s = server()
+      .tool('vb', { input: v.object({ a: v.string() }), inputSchema: { type: 'object' } }, ({ a }) => `vb:${a}`)
+      .tool('zd', { input: z.object({ a: z.string().min(2) }) }, ({ a }) => `zd:${a}`)
+      .tool('js', { input: { type: 'object', properties: { a: { type: 'string', minLength: 2 } }, required: ['a'] } }, (args) => `js:${String(args.a)}`)
+    for (const name of ['vb', 'zd', 'js']) {
+      expect((await call(s, name, { a: 'ok' })).result?.content).toEqual([{ type: 'text', text: `${name}:ok` }])
+      const bad = await call(s, name, { a: 5 })
+      expect(bad.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining(`Invalid arguments for tool ${name}`) }] })
+    }
+    expect((await call(s, 'js', { a: 'x' })).result?.content).toEqual([{ type: 'text', text: expect.stringContaining('a:') }])
+  })
+
+  it('normalises what handlers return', async () => {
+    const s = server()
+      .tool('none', {}, () => undefined)
+      .tool('content', {}, () => [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])
+      .tool('object', {}, () => ({ x: 1 }))
+      .tool('structured_only', {}, () => ({ structuredContent: { y: 2 } }))
+      .tool('throws', {}, () => {
+        throw new Error('disk on fire')
+      })
+    expect((await call(s, 'none', {})).result?.content).toEqual([])
+    expect((await call(s, 'content', {})).result?.content).toHaveLength(2)
+    expect((await call(s, 'object', {})).result).toMatchObject({ structuredContent: { x: 1 }, content: [{ type: 'text', text: '{"x":1}' }] })
+    expect((await call(s, 'structured_only', {})).result).toMatchObject({ structuredContent: { y: 2 }, content: [{ type: 'text', text: '{"y":2}' }] })
+    expect((await call(s, 'throws', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] })
+  })
+
+  it('checks structuredContent against the output schema', async () => {
+    const s = server().tool('out', { output: z.object({ n: z.number() }) }, (() => ({ n: 'not a number' })) as never)
+    const res = await call(s, 'out', {})
+    expect(res.error).toMatchObject({ code: -32603, message: expect.stringContaining('outputSchema') })
+  })
+
+  it('removed and disabled tools disappear from calls; enabling brings them back', async () => {
+    const s = server().tool('t', {}, () => 'here')
+    const changes: string[] = []
+    s.onListChanged((list) => changes.push(list))
+    expect(s.disable('tool', 't')).toBe(true)
+    expect((await call(s, 't', {})).error?.code).toBe(-32602)
+    s.enable('tool', 't')
+    expect((await call(s, 't', {})).result?.content).toEqual([{ type: 'text', text: 'here' }])
+    expect(s.remove('tool', 't')).toBe(true)
+    expect(s.remove('tool', 't')).toBe(false)
+    expect(changes).toEqual(['tools', 'tools', 'tools'])
+  })
+})
+
+describe('other definitions', () => {
+  it('refuses relative resource URIs, bad templates and completers for unknown variables', () => {
+    expect(() => server().resource('relative/path', { name: 'r' }, () => '')).toThrow(/absolute URI/)
+    expect(() => server().resourceTemplate('x://{a', { name: 't' }, () => '')).toThrow(/unclosed/)
+    expect(() => server().resourceTemplate('x://{a}', { name: 't', complete: { b: () => [] } }, () => '')).toThrow(/unknown variable "b"/)
+  })
+
+  it('refuses servers without identity, unknown versions and bad page sizes', () => {
+    expect(() => new McpServer({ name: '', version: '1' })).toThrow()
+    expect(() => new McpServer({ name: 'x', version: '1', versions: ['1999-01-01'] })).toThrow(/versions/)
+    expect(() => new McpServer({ name: 'x', version: '1', pageSize: 0 })).toThrow(/pageSize/)
+  })
+})

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { digest, importStateKey, stateCodec } from '../../src/server/request-state.js'
+
+const payload = { m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
+
+describe('requestState sealing', () => {
+  const codec = stateCodec(importStateKey('k'.repeat(32)))
+
+  it('round-trips what it sealed', async () => {
+    expect(await codec.open(await codec.seal(payload))).toEqual(payload)
+  })
+
+  it('refuses a changed payload, a changed MAC, a foreign key and an expired state', async () => {
+    const token = await codec.seal(payload)
+    const [v, body, mac] = token.split('.')
+    const forged = Buffer.from(JSON.stringify({ ...payload, a: { k: { action: 'decline' } } })).toString('base64url')
+    await expect(codec.open(`${v}.${forged}.${mac}`)).rejects.toMatchObject({ code: -32602 })
+    await expect(codec.open(`${v}.${body}.${mac!.slice(1)}A`)).rejects.toMatchObject({ code: -32602 })
+    await expect(codec.open('nonsense')).rejects.toMatchObject({ code: -32602 })
+    const other = stateCodec(importStateKey('o'.repeat(32)))
+    await expect(other.open(token)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('signature') })
+    const expired = await codec.seal({ ...payload, x: Date.now() - 1 })
+    await expect(codec.open(expired)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
+  })
+
+  it('refuses short secrets', async () => {
+    await expect(importStateKey('short')).rejects.toThrow(/32 bytes/)
+  })
+
+  it('digests params independently of key order', async () => {
+    expect(await digest({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(await digest({ b: { d: [1, 2], c: 2 }, a: 1 }))
+    expect(await digest({ a: 1 })).not.toBe(await digest({ a: 2 }))
+  })
+})
