@@ -93,8 +93,11 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGener
   }
 }
 
-/** A fetch that validates every server message and keeps them for inspection. */
-export function recordingFetch() {
+/**
+ * A fetch that validates every server message and keeps them for inspection. `base` is what actually
+ * answers: the network by default, or a fetch handler called in-process.
+ */
+export function recordingFetch(base: (request: Request) => Promise<Response> = (r) => fetch(r)) {
   const violations: string[] = []
   const records: WireRecord[] = []
   const pending = new Set<Promise<void>>()
@@ -111,7 +114,7 @@ export function recordingFetch() {
     const params = body?.params as Record<string, Record<string, unknown>> | undefined
     const version = String(params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? request.headers.get('mcp-protocol-version') ?? 'legacy')
     const method = typeof body?.method === 'string' ? body.method : undefined
-    const response = await fetch(request)
+    const response = await base(request)
     const record: WireRecord = { method, version, status: response.status, messages: [] }
     records.push(record)
     const take = (m: Record<string, unknown>) => {

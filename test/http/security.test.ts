@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { createApp, createFetchHandler, LOOPBACK_HOSTS, McpServer } from '../../src/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
+import { validateServerMessage } from '../helpers/wire.js'
 
 const server = new McpServer({ name: 'sec', version: '1.0.0' }).tool('hello', { description: 'says hello' }, () => 'hello')
 
@@ -52,6 +53,7 @@ describe('Origin validation and CORS', () => {
   it('lets allow-listed origins in, with CORS headers', async () => {
     const res = await handler(listTools({ origin: 'https://app.example.com' }))
     expect(res.status).toBe(200)
+    expect(validateServerMessage('2026-07-28', 'tools/list', await res.clone().json())).toEqual([])
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(res.headers.get('vary')).toBe('Origin')
   })

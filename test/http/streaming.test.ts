@@ -1,9 +1,21 @@
 /** JSON or SSE by what the handler does; keep-alives; cancellation reaching the handler. */
-import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer } from '../../src/index.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createFetchHandler as createHandler, McpServer, type HandlerOptions } from '../../src/index.js'
 import { serve } from '../../adapters/node/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
-import { sseMessages } from '../helpers/wire.js'
+import { recordingFetch, sseMessages } from '../helpers/wire.js'
+
+let wire: ReturnType<typeof recordingFetch> | undefined
+afterEach(async () => {
+  await wire?.settled()
+  expect(wire?.violations ?? []).toEqual([])
+})
+
+/** The fetch handler, with every message it sends checked against the schema. */
+function createFetchHandler(server: McpServer, options?: HandlerOptions) {
+  wire = recordingFetch(createHandler(server, options))
+  return (request: Request) => wire!.fetch(request)
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
+import { validateServerMessage } from '../helpers/wire.js'
 
 const server = () => new McpServer({ name: 'defs', version: '1.0.0' })
 
@@ -13,7 +14,9 @@ async function call(s: McpServer, name: string, args: unknown) {
     headers: modernHeaders('tools/call', { name }),
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: META_2026() } }),
   }))
-  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } }
+  const body = await res.json()
+  expect(validateServerMessage('2026-07-28', 'tools/call', body)).toEqual([])
+  return body as { result?: Record<string, unknown>; error?: { code: number; message: string } }
 }
 
 describe('tool definitions', () => {
