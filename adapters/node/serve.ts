@@ -48,7 +48,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`
 
   let closing: Promise<void> | undefined
-  const close = () => (closing ??= shutdown(http, options.shutdownGraceMs ?? 10_000))
+  const close = () => (closing ??= app.close().then(() => shutdown(http, options.shutdownGraceMs ?? 10_000)))
 
   if (options.handleSignals ?? true) {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -68,9 +68,11 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
 function shutdown(http: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => http.closeAllConnections(), graceMs)
-    force.unref()
+    // Keep-alive connections go idle as their last response ends; close each as soon as it does.
+    const sweep = setInterval(() => http.closeIdleConnections(), 20)
     http.close(() => {
       clearTimeout(force)
+      clearInterval(sweep)
       resolve()
     })
     http.closeIdleConnections()

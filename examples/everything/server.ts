@@ -31,6 +31,7 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
     instructions: 'A test server exposing every MCP feature the conformance suite checks.',
     ...options,
   })
+  let watched = 0
 
   server
     .tool('test_simple_text', { description: 'Returns a simple text response' }, () => 'This is a simple text response for testing.')
@@ -78,6 +79,11 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       if (server.remove('tool', 'test_dynamic_tool')) return 'Removed test_dynamic_tool'
       server.tool('test_dynamic_tool', { description: 'Appears and disappears' }, () => 'dynamic')
       return 'Added test_dynamic_tool'
+    })
+    .tool('test_update_watched_resource', { description: 'Changes test://watched-resource and tells its subscribers' }, async () => {
+      watched++
+      await server.notify.resourceUpdated('test://watched-resource')
+      return `test://watched-resource is now at version ${watched}`
     })
     .tool('test_trigger_prompt_change', { description: 'Adds or removes test_dynamic_prompt' }, () => {
       if (server.remove('prompt', 'test_dynamic_prompt')) return 'Removed test_dynamic_prompt'
@@ -227,7 +233,7 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
     .resource('test://static-binary', { name: 'static-binary', description: 'A static binary resource', mimeType: 'image/png' },
       () => Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0)))
     .resource('test://watched-resource', { name: 'watched-resource', description: 'A resource clients may watch', mimeType: 'text/plain' },
-      () => 'Watched resource content')
+      () => `Watched resource content, version ${watched}`)
     .resourceTemplate('test://template/{id}/data', {
       name: 'template-data',
       description: 'Data for an id',

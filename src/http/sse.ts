@@ -8,7 +8,7 @@ export interface SseStream {
 }
 
 const encoder = new TextEncoder()
-const KEEP_ALIVE = encoder.encode(': keep-alive\n\n')
+const PING = encoder.encode(': keep-alive\n\n')
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -19,17 +19,46 @@ export const SSE_HEADERS = {
 }
 
 /**
- * `onCancel` runs once when the client goes away (the body is cancelled). Keep-alive comments keep idle
- * intermediaries from cutting the stream and reveal a vanished client on the next write.
+ * One timer for all open streams of a handler: keep-alive comments stop idle intermediaries from cutting a
+ * stream and reveal a vanished client on the next write. It runs only while streams are open.
  */
-export function sseStream(keepAliveMs: number, onCancel: () => void): SseStream {
+export interface KeepAlive {
+  add(ping: () => void): () => void
+}
+
+export function keepAlive(intervalMs: number): KeepAlive {
+  const pings = new Set<() => void>()
+  let timer: ReturnType<typeof setInterval> | undefined
+  return {
+    add(ping) {
+      if (intervalMs <= 0) return () => {}
+      pings.add(ping)
+      timer ??= setInterval(() => {
+        for (const p of pings) p()
+      }, intervalMs)
+      return () => {
+        pings.delete(ping)
+        if (pings.size === 0 && timer !== undefined) {
+          clearInterval(timer)
+          timer = undefined
+        }
+      }
+    },
+  }
+}
+
+/** `onGone` runs once when the client goes away: the body was cancelled or a write failed. */
+export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let open = true
-  let timer: ReturnType<typeof setInterval> | undefined
-
   const stop = () => {
     open = false
-    if (timer !== undefined) clearInterval(timer)
+    untrack()
+  }
+  const gone = () => {
+    if (!open) return
+    stop()
+    onGone()
   }
   const enqueue = (bytes: Uint8Array): boolean => {
     if (!open) return false
@@ -37,23 +66,17 @@ export function sseStream(keepAliveMs: number, onCancel: () => void): SseStream 
       controller.enqueue(bytes)
       return true
     } catch {
-      stop()
-      onCancel()
+      gone()
       return false
     }
   }
-
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c
     },
-    cancel() {
-      if (!open) return
-      stop()
-      onCancel()
-    },
+    cancel: gone,
   })
-  if (keepAliveMs > 0) timer = setInterval(() => enqueue(KEEP_ALIVE), keepAliveMs)
+  const untrack = keepAlives.add(() => enqueue(PING))
 
   return {
     body,

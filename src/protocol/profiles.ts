@@ -18,6 +18,8 @@ export interface Profile {
   /** `ttlMs` / `cacheScope` on discover, list and read results (SEP-2549). */
   readonly cacheFields: boolean
   readonly resultType: boolean
+  /** The release ends a listen stream gracefully with a SubscriptionsListenResult; the seed just closed it. */
+  readonly listenResult: boolean
   /** Methods that may answer with an `input_required` result. */
   readonly inputRequiredMethods: ReadonlySet<string>
 }
@@ -35,6 +37,7 @@ const released: Profile = {
   serverInfoInResultMeta: true,
   cacheFields: true,
   resultType: true,
+  listenResult: true,
   inputRequiredMethods: MRTR,
 }
 
@@ -48,6 +51,7 @@ const seed: Profile = {
   serverInfoInDiscoverBody: true,
   serverInfoInResultMeta: false,
   cacheFields: false,
+  listenResult: false,
 }
 
 const legacy = (version: string): Profile => ({

@@ -64,6 +64,8 @@ const SHARED: Record<string, MethodSpec> = {
 
 const MODERN: Record<string, MethodSpec> = {
   'server/discover': { cache: 'discover', run: discover },
+  // Served by the transports, which own the stream (see listen.ts); it only has to exist here.
+  'subscriptions/listen': { run: async () => { throw new Error('subscriptions/listen needs a streaming transport') } },
   ...SHARED,
 }
 

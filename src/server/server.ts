@@ -9,6 +9,7 @@ import type {
   Completer, ListName, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler,
 } from './definitions.js'
+import { memoryBackplane, type Backplane, type ChangeEvent } from '../state/backplane.js'
 import { importStateKey, stateCodec, type Secret, type StateCodec } from './request-state.js'
 import { assertObjectSchema, compileSchema, type CompiledSchema, type SchemaInput } from './schema.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
@@ -32,6 +33,8 @@ export interface ServerOptions extends Implementation {
   }
   /** Extra capabilities to advertise (experimental, extensions); merged over the derived ones. */
   capabilities?: ServerCapabilities
+  /** How changes reach listen streams on every instance (default: within this process only). */
+  backplane?: Backplane
 }
 
 export interface ToolEntry {
@@ -87,6 +90,21 @@ export class McpServer {
 
   readonly #lists = new Map<ListName, unknown[]>()
   readonly #listeners = new Set<(list: ListName) => void>()
+  #backplane: Backplane
+  #capabilities: ServerCapabilities | undefined
+  /** Lists changed in this tick, published together once it ends. */
+  readonly #pending = new Set<'tools' | 'prompts' | 'resources'>()
+
+  /**
+   * Tells every listen stream, on every instance sharing the backplane, that something changed; callable
+   * from a handler or from outside any request (a webhook, a cron job). Registry changes publish on their own.
+   */
+  readonly notify = {
+    toolsChanged: () => this.publish({ kind: 'list', list: 'tools' }),
+    promptsChanged: () => this.publish({ kind: 'list', list: 'prompts' }),
+    resourcesChanged: () => this.publish({ kind: 'list', list: 'resources' }),
+    resourceUpdated: (uri: string) => this.publish({ kind: 'resource', uri }),
+  }
 
   constructor(options: ServerOptions) {
     const { name, version, title, description, websiteUrl, icons } = options
@@ -106,6 +124,26 @@ export class McpServer {
     key.catch(() => {}) // reported on first use; the constructor cannot await
     this.requestState = stateCodec(key)
     this.requestStateTtlMs = options.requestState?.ttlMs ?? 10 * 60_000
+    this.#backplane = options.backplane ?? memoryBackplane()
+  }
+
+  get backplane(): Backplane {
+    return this.#backplane
+  }
+
+  /** Swaps the backplane; for runtime adapters that can only build theirs once a request brings bindings. */
+  useBackplane(backplane: Backplane): this {
+    this.#backplane = backplane
+    return this
+  }
+
+  /** Publishes a change; failures are logged, never thrown into the code that made the change. */
+  async publish(event: ChangeEvent): Promise<void> {
+    try {
+      await this.#backplane.publish(event)
+    } catch (e) {
+      console.error('mcp-edge: publishing a change failed', e)
+    }
   }
 
   tool<In extends SchemaInput | undefined = undefined, Out extends SchemaInput | undefined = undefined>(
@@ -223,10 +261,14 @@ export class McpServer {
 
   /** @internal The capabilities this definition has handlers for. */
   capabilities(): ServerCapabilities {
+    return (this.#capabilities ??= this.#deriveCapabilities())
+  }
+
+  #deriveCapabilities(): ServerCapabilities {
     const caps: ServerCapabilities = {}
-    if (this.tools.size > 0) caps.tools = { listChanged: false }
-    if (this.prompts.size > 0) caps.prompts = { listChanged: false }
-    if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: false, listChanged: false }
+    if (this.tools.size > 0) caps.tools = { listChanged: true }
+    if (this.prompts.size > 0) caps.prompts = { listChanged: true }
+    if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true }
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {}
     caps.logging = {}
     return { ...caps, ...this.options.capabilities }
@@ -258,7 +300,18 @@ export class McpServer {
 
   #changed(list: ListName): this {
     this.#lists.delete(list)
+    this.#capabilities = undefined
     for (const listener of this.#listeners) listener(list)
+    // Template changes show in resources/list_changed: the protocol has no templates notification.
+    const published = list === 'resourceTemplates' ? 'resources' : list
+    if (this.#pending.size === 0) {
+      queueMicrotask(() => {
+        const lists = [...this.#pending]
+        this.#pending.clear()
+        for (const l of lists) void this.publish({ kind: 'list', list: l })
+      })
+    }
+    this.#pending.add(published)
     return this
   }
 }

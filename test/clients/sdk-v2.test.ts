@@ -2,28 +2,38 @@
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../adapters/node/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import type { McpServer } from '../../src/index.js'
 import { recordingFetch } from '../helpers/wire.js'
-import { startEverything } from '../helpers/server.js'
+import { startEverything, TEST_SECRET } from '../helpers/server.js'
 
 let running: RunningServer
+let server: McpServer
 let wire: ReturnType<typeof recordingFetch>
 
 beforeAll(async () => {
-  running = await startEverything()
+  server = createEverythingServer({ requestState: { secret: TEST_SECRET } })
+  running = await startEverything({}, server)
 })
+
+const until = async (condition: () => boolean, ms = 2000) => {
+  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+  }
+}
 afterAll(() => running.close())
 afterEach(async () => {
   await wire.settled()
   expect(wire.violations).toEqual([])
 })
 
-async function connect(capabilities: Record<string, unknown> = { elicitation: { form: {} }, sampling: {}, roots: {} }) {
+async function connect(capabilities: Record<string, unknown> = { elicitation: { form: {} }, sampling: {}, roots: {} }, url = running.url) {
   wire = recordingFetch()
   const client = new Client({ name: 'sdk-v2-test', version: '1.0.0' }, {
     versionNegotiation: { mode: { pin: '2026-07-28' } },
     capabilities,
   })
-  await client.connect(new StreamableHTTPClientTransport(new URL(running.url), { fetch: wire.fetch }))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: wire.fetch }))
   return client
 }
 
@@ -199,5 +209,37 @@ describe('SDK v2 client', () => {
       data: { requiredCapabilities: { sampling: {} } },
     })
     await bare.close()
+  })
+
+  it('listen(): list changes from tool calls and resource updates from outside any request', async () => {
+    const client = await connect()
+    const seen: string[] = []
+    client.setNotificationHandler('notifications/tools/list_changed', () => void seen.push('tools'))
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void seen.push('prompts'))
+    client.setNotificationHandler('notifications/resources/updated', (n) => void seen.push(n.params.uri))
+    const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://watched-resource'] })
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://watched-resource'] })
+
+    await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })
+    await client.callTool({ name: 'test_trigger_prompt_change', arguments: {} }) // not subscribed
+    await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await server.notify.resourceUpdated('test://watched-resource') // e.g. from a webhook
+    await until(() => seen.length >= 3)
+    expect(seen).toEqual(['tools', 'test://watched-resource', 'test://watched-resource'])
+    const read = await client.readResource({ uri: 'test://watched-resource' })
+    expect(read.contents[0]).toMatchObject({ text: expect.stringMatching(/version [1-9]/) })
+
+    await subscription.close()
+    expect(await subscription.closed).toBe('local')
+    await client.close()
+  })
+
+  it('listen(): a server shutting down ends the subscription gracefully', async () => {
+    const other = await startEverything()
+    const client = await connect(undefined, other.url)
+    const subscription = await client.listen({ toolsListChanged: true })
+    await other.close()
+    expect(await subscription.closed).toBe('graceful')
+    await client.close()
   })
 })

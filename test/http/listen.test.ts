@@ -1,0 +1,164 @@
+/** subscriptions/listen over HTTP: ack first, id tagging, the filter, lifetime, shutdown, disconnects. */
+import { afterEach, describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/index.js'
+import { memoryBackplane } from '../../src/state/backplane.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+import { recordingFetch, sseMessages } from '../helpers/wire.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+let wire: ReturnType<typeof recordingFetch> | undefined
+afterEach(async () => {
+  await wire?.settled()
+  expect(wire?.violations ?? []).toEqual([])
+})
+
+function setup(options: HandlerOptions = {}, serverOptions: { prompts?: boolean } = { prompts: true }) {
+  const backplane = memoryBackplane()
+  const server = new McpServer({ name: 'listen', version: '1.0.0', backplane })
+    .tool('t', { description: 't' }, () => 't')
+    .resource('test://a', { name: 'a' }, () => 'a')
+  if (serverOptions.prompts) server.prompt('p', { description: 'p' }, () => 'p')
+  const handler = createFetchHandler(server, options)
+  wire = recordingFetch(handler)
+  return { server, backplane, handler, fetch: wire.fetch }
+}
+
+/** Opens a listen stream and returns an iterator over its messages. */
+async function open(f: (r: Request) => Promise<Response>, notifications: Record<string, unknown>, id: string | number = 'listen-1') {
+  const params = { notifications, _meta: META_2026() }
+  const res = await f(new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: modernHeaders('subscriptions/listen', params),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
+  }))
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe('text/event-stream')
+  const reader = res.body!.getReader()
+  const messages = sseMessages(new ReadableStream({ pull: async (c) => { const r = await reader.read(); if (r.done) c.close(); else c.enqueue(r.value) } }))
+  return { next: async () => (await messages.next()).value as Record<string, any>, cancel: () => reader.cancel() }
+}
+
+const tag = (id: string | number) => ({ 'io.modelcontextprotocol/subscriptionId': id })
+
+describe('subscriptions/listen', () => {
+  it('acknowledges first, with the honoured filter, tagged with the request id of the same type', async () => {
+    const { fetch } = setup({}, { prompts: false })
+    const stream = await open(fetch, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://a'], somethingElse: true }, 41)
+    expect(await stream.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] }, _meta: tag(41) },
+    })
+    await stream.cancel()
+  })
+
+  it('delivers only what the filter asked for', async () => {
+    const { fetch, server } = setup()
+    const stream = await open(fetch, { promptsListChanged: true, resourceSubscriptions: ['test://a'] })
+    await stream.next()
+    server.tool('u', { description: 'u' }, () => 'u') // not asked for
+    await server.notify.resourceUpdated('test://b') // not asked for
+    server.prompt('q', { description: 'q' }, () => 'q')
+    await server.notify.resourceUpdated('test://a')
+    // Registry changes are published when the tick ends (coalesced); explicit notifications at once.
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a', _meta: tag('listen-1') } })
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag('listen-1') } })
+    await stream.cancel()
+  })
+
+  it('coalesces changes made in one tick into one notification', async () => {
+    const { fetch, server } = setup()
+    const stream = await open(fetch, { toolsListChanged: true, resourcesListChanged: true })
+    await stream.next()
+    for (let i = 0; i < 5; i++) server.tool(`bulk_${i}`, { description: 'b' }, () => '')
+    server.resourceTemplate('test://t/{x}', { name: 't' }, () => '')
+    await server.notify.toolsChanged()
+    const methods = [(await stream.next()).method, (await stream.next()).method, (await stream.next()).method]
+    expect(methods.sort()).toEqual(['notifications/resources/list_changed', 'notifications/tools/list_changed', 'notifications/tools/list_changed'])
+    await stream.cancel()
+  })
+
+  it('serves several concurrent subscriptions, each with its own id', async () => {
+    const { fetch, server } = setup()
+    const a = await open(fetch, { toolsListChanged: true }, 'a')
+    const b = await open(fetch, { toolsListChanged: true }, 'b')
+    await a.next()
+    await b.next()
+    server.disable('tool', 't')
+    expect((await a.next()).params._meta).toEqual(tag('a'))
+    expect((await b.next()).params._meta).toEqual(tag('b'))
+    await a.cancel()
+    await b.cancel()
+  })
+
+  it('ends gracefully at the lifetime limit with a SubscriptionsListenResult', async () => {
+    const { fetch, backplane } = setup({ listen: { maxLifetimeMs: 50 } })
+    const stream = await open(fetch, { toolsListChanged: true }, 9)
+    await stream.next()
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', id: 9, result: { resultType: 'complete', _meta: { ...tag(9), 'io.modelcontextprotocol/serverInfo': { name: 'listen', version: '1.0.0' } } } })
+    expect(await stream.next()).toBeUndefined()
+    expect(backplane.size).toBe(0)
+  })
+
+  it('ends every open stream gracefully on close (shutdown)', async () => {
+    const { fetch, handler, backplane } = setup()
+    const streams = await Promise.all([1, 2, 3].map((id) => open(fetch, { toolsListChanged: true }, id)))
+    for (const s of streams) await s.next()
+    expect(backplane.size).toBe(3)
+    await handler.close()
+    for (const [i, s] of streams.entries()) {
+      expect(await s.next()).toMatchObject({ id: i + 1, result: { resultType: 'complete' } })
+      expect(await s.next()).toBeUndefined()
+    }
+    expect(backplane.size).toBe(0)
+  })
+
+  it('frees the subscription when the client goes away', async () => {
+    const { fetch, backplane, server } = setup()
+    const stream = await open(fetch, { toolsListChanged: true, resourceSubscriptions: ['test://a'] })
+    await stream.next()
+    expect(backplane.size).toBe(1)
+    await stream.cancel()
+    expect(backplane.size).toBe(0)
+    await server.notify.toolsChanged() // nobody left to write to: must not throw
+  })
+
+  it('sends keep-alive comments on idle streams', async () => {
+    const { handler } = setup({ keepAliveMs: 30 })
+    const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+    const res = await handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('subscriptions/listen'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params }),
+    }))
+    const reader = res.body!.getReader()
+    let text = ''
+    const until = Date.now() + 150
+    while (Date.now() < until) text += new TextDecoder().decode((await reader.read()).value)
+    await reader.cancel()
+    expect(text.match(/: keep-alive/g)?.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('refuses a malformed filter with -32602', async () => {
+    const { fetch } = setup()
+    for (const notifications of [undefined, 'all', { toolsListChanged: 'yes' }, { resourceSubscriptions: 'test://a' }, { resourceSubscriptions: [1] }]) {
+      const params = { notifications, _meta: META_2026() }
+      const res = await fetch(new Request('http://127.0.0.1/mcp', {
+        method: 'POST', headers: modernHeaders('subscriptions/listen'),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'subscriptions/listen', params }),
+      }))
+      expect((await res.json()).error).toMatchObject({ code: -32602 })
+    }
+  })
+
+  it('resyncs every stream after a backplane interruption: a cue for each list and resource it watches', async () => {
+    const { fetch, backplane } = setup()
+    const stream = await open(fetch, { toolsListChanged: true, resourceSubscriptions: ['test://a', 'test://b'] })
+    await stream.next()
+    backplane.resync()
+    const got = [await stream.next(), await stream.next(), await stream.next()].map((m) => m.params.uri ?? m.method)
+    expect(got).toEqual(['notifications/tools/list_changed', 'test://a', 'test://b'])
+    await sleep(1)
+    await stream.cancel()
+  })
+})
