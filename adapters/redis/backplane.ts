@@ -1,0 +1,112 @@
+import { Redis, type RedisOptions } from 'ioredis'
+import { isObject } from '../../src/protocol/jsonrpc.js'
+import { memoryBackplane, topicOf, type Backplane, type ChangeEvent } from '../../src/state/backplane.js'
+
+export interface RedisBackplaneOptions {
+  /** `redis://host:port/db`; or pass a `client` to share one. */
+  url?: string
+  /** A connection to publish on; the subscriber connection is duplicated from it. */
+  client?: Redis
+  /** Prepended to every channel, so several servers can share one Redis (default `mcp-edge:`). */
+  prefix?: string
+  redis?: RedisOptions
+}
+
+export interface RedisBackplane extends Backplane {
+  /** Channels this process is subscribed to (one per topic with at least one local subscriber). */
+  readonly channels: number
+  close(): Promise<void>
+}
+
+/** Reconnect quickly at first, then every 2 s at most, with jitter so instances do not reconnect in step. */
+const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (0.75 + Math.random() / 2)
+
+/**
+ * Fan-out across processes over Redis pub/sub. One subscriber connection per process multiplexes every
+ * topic, subscribing when a topic gets its first local subscriber and unsubscribing after its last; events
+ * published here come back through Redis like everyone else's, so each is delivered exactly once. When the
+ * subscriber connection comes back after a loss, every local subscriber gets a resync, because whatever
+ * was published meanwhile is gone (pub/sub keeps nothing).
+ */
+export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
+  const prefix = options.prefix ?? 'mcp-edge:'
+  const base: RedisOptions = { retryStrategy, commandTimeout: 2000, ...options.redis }
+  const publisher = options.client ?? (options.url ? new Redis(options.url, base) : new Redis(base))
+  const owned = !options.client
+  const local = memoryBackplane()
+  const counts = new Map<string, number>()
+  let subscriber: Redis | undefined
+  let lost = false
+
+  const connect = () => {
+    if (subscriber) return subscriber
+    // Subscriptions wait out an outage (no command timeout); autoResubscribe restores them on reconnect.
+    const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true })
+    s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+      const event = parse(message.toString('utf8'))
+      if (event) local.deliver(channel.toString('utf8').slice(prefix.length), event)
+    })
+    s.on('error', () => {}) // reconnects by itself; errors would otherwise be thrown as unhandled
+    s.on('close', () => {
+      lost = true
+    })
+    s.on('ready', () => {
+      if (!lost) return
+      lost = false
+      local.resync()
+    })
+    return (subscriber = s)
+  }
+
+  publisher.on('error', () => {})
+
+  return {
+    get channels() {
+      return counts.size
+    },
+    async publish(event) {
+      await publisher.publish(prefix + topicOf(event), JSON.stringify(event))
+    },
+    async subscribe(topics, listener) {
+      const unique = [...new Set(topics)]
+      const added = unique.filter((t) => {
+        const n = (counts.get(t) ?? 0) + 1
+        counts.set(t, n)
+        return n === 1
+      })
+      const localSub = await local.subscribe(unique, listener)
+      if (added.length > 0) await connect().subscribe(...added.map((t) => prefix + t))
+      let open = true
+      return {
+        async close() {
+          if (!open) return
+          open = false
+          await localSub.close()
+          const removed = unique.filter((t) => {
+            const n = counts.get(t)! - 1
+            if (n === 0) counts.delete(t)
+            else counts.set(t, n)
+            return n === 0
+          })
+          if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {})
+        },
+      }
+    },
+    async close() {
+      subscriber?.disconnect()
+      if (owned) publisher.disconnect()
+    },
+  }
+}
+
+function parse(message: string): ChangeEvent | undefined {
+  try {
+    const event: unknown = JSON.parse(message)
+    if (!isObject(event)) return undefined
+    if (event.kind === 'list' && (event.list === 'tools' || event.list === 'prompts' || event.list === 'resources')) return { kind: 'list', list: event.list }
+    if (event.kind === 'resource' && typeof event.uri === 'string') return { kind: 'resource', uri: event.uri }
+  } catch {
+    // not ours: ignore
+  }
+  return undefined
+}

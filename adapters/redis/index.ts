@@ -1,0 +1,1 @@
+export { redisBackplane, type RedisBackplane, type RedisBackplaneOptions } from './backplane.js'

@@ -1,0 +1,90 @@
+/** The Redis backplane against a real Redis server: the machine's (REDIS_URL) and one of the test's own. */
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { redisBackplane } from '../../adapters/redis/index.js'
+import type { ChangeEvent, Resync } from '../../src/state/backplane.js'
+import { ownRedis, REDIS_URL } from '../helpers/redis.js'
+
+const until = async (condition: () => boolean, ms = 3000) => {
+  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+  }
+}
+const prefix = () => `test-${crypto.randomUUID()}:`
+const admin = new Redis(REDIS_URL)
+afterAll(() => admin.disconnect())
+
+describe('redis backplane', () => {
+  it('delivers across connections, exactly once, to the matching topics only', async () => {
+    const p = prefix()
+    const a = redisBackplane({ url: REDIS_URL, prefix: p })
+    const b = redisBackplane({ url: REDIS_URL, prefix: p })
+    const got: (ChangeEvent | Resync)[] = []
+    const sub = await a.subscribe(['list:tools', 'resource:test://x'], (e) => void got.push(e))
+    await b.publish({ kind: 'list', list: 'tools' })
+    await b.publish({ kind: 'list', list: 'prompts' })
+    await a.publish({ kind: 'resource', uri: 'test://x' })
+    await b.publish({ kind: 'resource', uri: 'test://y' })
+    await until(() => got.length >= 2)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(got).toEqual([{ kind: 'list', list: 'tools' }, { kind: 'resource', uri: 'test://x' }])
+    await sub.close()
+    await a.close()
+    await b.close()
+  })
+
+  it('multiplexes topics on one connection, reference-counted', async () => {
+    const p = prefix()
+    const bp = redisBackplane({ url: REDIS_URL, prefix: p, redis: { connectionName: p.slice(0, -1) } })
+    const channels = async () => (await admin.pubsub('CHANNELS', `${p}*`) as string[]).sort()
+    const s1 = await bp.subscribe(['list:tools', 'resource:a'], () => {})
+    const s2 = await bp.subscribe(['list:tools'], () => {})
+    const many = await Promise.all(Array.from({ length: 50 }, (_, i) => bp.subscribe([`resource:r${i}`], () => {})))
+    expect(await channels()).toHaveLength(52)
+    // One publisher and one subscriber connection, however many topics.
+    const mine = (await admin.client('LIST') as string).split('\n').filter((l) => l.includes(`name=${p.slice(0, -1)} `))
+    expect(mine).toHaveLength(2)
+    await Promise.all(many.map((s) => s.close()))
+    expect(await channels()).toEqual([`${p}list:tools`, `${p}resource:a`])
+    expect(bp.channels).toBe(2)
+    await s1.close()
+    await s1.close() // twice is harmless
+    expect(await channels()).toEqual([`${p}list:tools`])
+    await s2.close()
+    expect(await channels()).toEqual([])
+    await bp.close()
+  })
+
+  it('keeps prefixes apart and ignores messages that are not events', async () => {
+    const p = prefix()
+    const bp = redisBackplane({ url: REDIS_URL, prefix: p })
+    const other = redisBackplane({ url: REDIS_URL, prefix: prefix() })
+    const got: unknown[] = []
+    await bp.subscribe(['list:tools'], (e) => void got.push(e))
+    await other.publish({ kind: 'list', list: 'tools' })
+    await admin.publish(`${p}list:tools`, 'not json')
+    await admin.publish(`${p}list:tools`, '{"kind":"list","list":"secrets"}')
+    await admin.publish(`${p}list:tools`, '{"kind":"list","list":"tools"}')
+    await until(() => got.length >= 1)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(got).toEqual([{ kind: 'list', list: 'tools' }])
+    await bp.close()
+    await other.close()
+  })
+
+  it('survives a Redis restart: subscriptions come back and every subscriber gets a resync', async () => {
+    const redis = await ownRedis()
+    const bp = redisBackplane({ url: redis.url })
+    const got: (ChangeEvent | Resync)[] = []
+    await bp.subscribe(['list:tools'], (e) => void got.push(e))
+    await redis.stop()
+    await expect(bp.publish({ kind: 'list', list: 'tools' })).rejects.toThrow()
+    await redis.start()
+    await until(() => got.some((e) => e.kind === 'resync'), 10_000)
+    await bp.publish({ kind: 'list', list: 'tools' })
+    await until(() => got.some((e) => e.kind === 'list'))
+    expect(got).toEqual([{ kind: 'resync' }, { kind: 'list', list: 'tools' }])
+    await bp.close()
+    await redis.stop()
+  }, 30_000)
+})
