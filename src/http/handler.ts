@@ -1,10 +1,9 @@
 import { Hono } from 'hono'
-import { DEFAULT_HEADERLESS_LEGACY, ERROR, HEADER, META } from '../protocol/constants.js'
-import { errorResponse, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
-import { readEnvelope } from '../protocol/envelope.js'
-import { classify, isObject, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
-import { PROFILES, type Profile } from '../protocol/profiles.js'
-import { dispatch, methodSpec, type Call } from '../server/dispatch.js'
+import { ERROR, HEADER } from '../protocol/constants.js'
+import { errorResponse, McpError, toMcpError } from '../protocol/errors.js'
+import { classify, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
+import { dispatch } from '../server/dispatch.js'
+import { prepare, type Prepared } from '../server/prepare.js'
 import type { McpServer } from '../server/server.js'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
 import { listen, type ListenOptions, type OpenStreams } from './listen.js'
@@ -95,7 +94,11 @@ async function post(context: HandlerContext, request: Request, env: unknown): Pr
     const incoming = classify(body)
     // Notifications need no answer; over HTTP the stateless protocol defines none a server must act on.
     if (incoming.kind === 'notification') return new Response(null, { status: 202 })
-    const call = prepare(server, request, incoming.message)
+    const message = incoming.message
+    const call = prepare(server, message, {
+      versionHeader: request.headers.get(HEADER.protocolVersion)?.trim(),
+      check: (profile) => checkMcpHeaders(request.headers, message.method, message.params ?? {}, profile, server),
+    })
     if (call.method === 'subscriptions/listen') {
       return await listen(server, call.id, call.params, call.profile, request.signal, context.keepAlives, context.open, context.listen)
     }
@@ -104,66 +107,6 @@ async function post(context: HandlerContext, request: Request, env: unknown): Pr
     return errorJson(id, e)
   }
 }
-
-type Prepared = Omit<Call, 'signal' | 'emit' | 'request' | 'env'>
-
-const LEGACY_VERSION = /^\d{4}-\d{2}-\d{2}$/
-
-/**
- * Validation in the order the conformance suite requires: `_meta` fields (-32602), header against `_meta`
- * version (-32020), version supported (-32022), Mcp-Method/Name/Param (-32020), method known (-32601).
- * Requests without the modern envelope and header are the 2025 era's and are served as such.
- */
-function prepare(server: McpServer, request: Request, message: JsonRpcRequest): Prepared {
-  const params = message.params ?? {}
-  const header = request.headers.get(HEADER.protocolVersion)?.trim()
-  const metaVersion = isObject(params._meta) ? params._meta[META.protocolVersion] : undefined
-  const legacy = metaVersion === undefined && (header === undefined || (LEGACY_VERSION.test(header) && header < '2026'))
-  return legacy ? prepareLegacy(server, message, header ?? DEFAULT_HEADERLESS_LEGACY) : prepareModern(server, request, message, header)
-}
-
-function prepareModern(server: McpServer, request: Request, message: JsonRpcRequest, header: string | undefined): Prepared {
-  const params = message.params ?? {}
-  const envelope = readEnvelope(params)
-  const known = PROFILES.get(envelope.protocolVersion)
-  if (header !== envelope.protocolVersion) {
-    const detail = header === undefined
-      ? 'the required MCP-Protocol-Version header is missing'
-      : `MCP-Protocol-Version header value '${header}' does not match body value '${envelope.protocolVersion}'`
-    throw new McpError(known?.headerMismatchCode ?? ERROR.HEADER_MISMATCH, `Header mismatch: ${detail}`, undefined, 400)
-  }
-  const profile = known?.era === 'modern' && server.versions.includes(known.version) ? known : undefined
-  if (!profile) throw unsupported(server, envelope.protocolVersion, known?.unsupportedVersionCode)
-  if (profile.requiresClientInfo && !envelope.clientInfo) {
-    throw invalidParams(`Invalid request envelope: _meta["${META.clientInfo}"] is required by ${profile.version}`, undefined, 400)
-  }
-  checkMcpHeaders(request.headers, message.method, params, profile, server)
-  if (!methodSpec(server, profile, message.method)) throw methodNotFound(message.method)
-  return {
-    id: message.id, method: message.method, params, profile,
-    capabilities: envelope.clientCapabilities, clientInfo: envelope.clientInfo, logLevel: envelope.logLevel,
-    progressToken: envelope.progressToken,
-  }
-}
-
-function prepareLegacy(server: McpServer, message: JsonRpcRequest, version: string): Prepared {
-  const profile = PROFILES.get(version)
-  if (!profile || !server.versions.includes(version)) throw unsupported(server, version)
-  // Legacy clients treat 404 as an expired session, so their unknown methods are answered in-band.
-  if (!methodSpec(server, profile, message.method)) throw new McpError(ERROR.METHOD_NOT_FOUND, `Method not found: ${message.method}`, undefined, 200)
-  const params = message.params ?? {}
-  const meta = isObject(params._meta) ? params._meta : {}
-  const token = meta.progressToken
-  return {
-    id: message.id, method: message.method, params, profile,
-    // Capabilities were declared at initialize, which a stateless server does not remember.
-    capabilities: {},
-    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
-  }
-}
-
-const unsupported = (server: McpServer, requested: string, code: number = ERROR.UNSUPPORTED_VERSION) =>
-  new McpError(code, `Unsupported protocol version: ${requested}`, { supported: server.versions, requested }, 400)
 
 /**
  * Runs the request. The answer is one JSON object unless the handler sends a notification (progress, log)
@@ -197,21 +140,15 @@ function respond(server: McpServer, prepared: Prepared, request: Request, env: u
     dispatch(server, { ...prepared, signal: abort.signal, emit, request, env }).then(
       (result) => finish(resultResponse(prepared.id, result), 200),
       (e) => {
-        const error = asMcpError(e)
+        const error = toMcpError(e)
         finish(errorResponse(prepared.id, error), error.status)
       },
     )
   })
 }
 
-function asMcpError(e: unknown): McpError {
-  if (e instanceof McpError) return e
-  console.error('mcp-edge: unexpected error', e)
-  return new McpError(ERROR.INTERNAL, `Internal error${e instanceof Error ? `: ${e.message}` : ''}`)
-}
-
 function errorJson(id: JsonRpcId | undefined, e: unknown): Response {
-  const error = asMcpError(e)
+  const error = toMcpError(e)
   return json(errorResponse(id, error), error.status)
 }
 

@@ -47,3 +47,10 @@ export function errorResponse(id: JsonRpcId | undefined, error: McpError) {
   if (error.data !== undefined) body.data = error.data
   return id === undefined ? { jsonrpc: '2.0' as const, error: body } : { jsonrpc: '2.0' as const, id, error: body }
 }
+
+/** Any thrown value as a protocol error; unexpected ones are logged and become -32603. */
+export function toMcpError(e: unknown): McpError {
+  if (e instanceof McpError) return e
+  console.error('mcp-edge: unexpected error', e)
+  return new McpError(ERROR.INTERNAL, `Internal error${e instanceof Error ? `: ${e.message}` : ''}`)
+}

@@ -59,6 +59,7 @@ describe('SDK v1 client (legacy era)', () => {
     const { client } = await connect()
     const progress: number[] = []
     await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) })
+    for (let i = 0; i < 100 && progress.length < 3; i++) await new Promise((r) => setTimeout(r, 5))
     expect(progress).toEqual([0, 50, 100])
     await client.close()
   })

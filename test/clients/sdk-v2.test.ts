@@ -98,6 +98,8 @@ describe('SDK v2 client', () => {
       onprogress: (p) => seen.push({ progress: p.progress, total: p.total, at: Date.now() }),
     })
     expect(result.content).toEqual([{ type: 'text', text: 'Progress complete' }])
+    // The client may hand the last notification to its handler just after resolving the call.
+    await until(() => seen.length === 3)
     expect(seen.map((p) => p.progress)).toEqual([0, 50, 100])
     expect(seen.every((p) => p.total === 100)).toBe(true)
     // Streamed as they happen (50 ms apart in the tool), not in one burst with the result.

@@ -1,0 +1,172 @@
+import type { Readable, Writable } from 'node:stream'
+import { errorResponse, McpError, toMcpError } from '../../src/protocol/errors.js'
+import { classify, notification, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../../src/protocol/jsonrpc.js'
+import { ERROR } from '../../src/protocol/constants.js'
+import { dispatch } from '../../src/server/dispatch.js'
+import { planListen } from '../../src/server/listen.js'
+import { prepare } from '../../src/server/prepare.js'
+import type { McpServer } from '../../src/server/server.js'
+import type { Subscription } from '../../src/state/backplane.js'
+
+export interface StdioOptions {
+  input?: Readable
+  output?: Writable
+  /** Longest line accepted, in bytes (default 4 MB); longer ones are dropped with -32600. */
+  maxMessageBytes?: number
+  /** Passed to handlers as `ctx.env`. */
+  env?: unknown
+  /** How long requests in flight when the input ends may take to finish (default 2 s). */
+  shutdownGraceMs?: number
+}
+
+export interface StdioServer {
+  /** Resolves when the input ends (or `close` is called) and everything is cleaned up. */
+  readonly closed: Promise<void>
+  /** Ends every subscription (telling the client with notifications/cancelled), cancels requests, stops. */
+  close(): Promise<void>
+}
+
+/**
+ * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, the same dispatch as HTTP. Requests run
+ * concurrently; `notifications/cancelled` from the client cancels a request or a subscription; listen
+ * notifications are told apart by their subscriptionId. Nothing but protocol messages goes to stdout.
+ */
+export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
+  const input = options.input ?? process.stdin
+  const output = options.output ?? process.stdout
+  const limit = options.maxMessageBytes ?? 4 * 1024 * 1024
+  const inFlight = new Map<string, AbortController>()
+  const running = new Set<Promise<unknown>>()
+  const subscriptions = new Map<string, { id: JsonRpcId; subscription?: Subscription; closed: boolean }>()
+  const key = (id: JsonRpcId) => JSON.stringify(id)
+
+  const write = (message: unknown) => {
+    if (output.writable) output.write(`${JSON.stringify(message)}\n`)
+  }
+  // A client that closed its end of stdout must not crash the server: stop instead.
+  output.on('error', () => void close())
+  let stopped = false
+
+  const endSubscription = (k: string, tell: boolean) => {
+    const entry = subscriptions.get(k)
+    if (!entry || entry.closed) return
+    entry.closed = true
+    subscriptions.delete(k)
+    void entry.subscription?.close()
+    if (tell) write(notification('notifications/cancelled', { requestId: entry.id, reason: 'The server ended the subscription' }))
+  }
+
+  const onNotification = (message: JsonRpcNotification) => {
+    if (message.method !== 'notifications/cancelled') return
+    const requestId = message.params?.requestId
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    const k = key(requestId)
+    inFlight.get(k)?.abort(new Error('cancelled by the client'))
+    endSubscription(k, false)
+  }
+
+  const onRequest = async (message: JsonRpcRequest) => {
+    const k = key(message.id)
+    if (inFlight.has(k) || subscriptions.has(k)) {
+      return write(errorResponse(message.id, new McpError(ERROR.INVALID_REQUEST, `Request id ${k} is already in use`)))
+    }
+    const prepared = prepare(server, message, { versionHeader: null })
+    if (prepared.method === 'subscriptions/listen') {
+      const plan = planListen(server, prepared.id, prepared.params, prepared.profile)
+      const entry: { id: JsonRpcId; subscription?: Subscription; closed: boolean } = { id: prepared.id, closed: false }
+      subscriptions.set(k, entry)
+      let acked = false
+      const early: Parameters<Parameters<typeof server.backplane.subscribe>[1]>[0][] = []
+      const deliver = (event: (typeof early)[number]) => {
+        if (entry.closed) return
+        if (!acked) return void early.push(event)
+        for (const n of plan.notificationsFor(event)) write(n)
+      }
+      entry.subscription = await server.backplane.subscribe(plan.topics, deliver)
+      if (entry.closed) return void entry.subscription.close()
+      write(plan.ack)
+      acked = true
+      for (const event of early.splice(0)) deliver(event)
+      return
+    }
+    const abort = new AbortController()
+    inFlight.set(k, abort)
+    try {
+      const result = await dispatch(server, { ...prepared, signal: abort.signal, emit: (n) => abort.signal.aborted || write(n), env: options.env })
+      // A cancelled request gets no answer (cancellation utility).
+      if (!abort.signal.aborted) write(resultResponse(message.id, result))
+    } finally {
+      inFlight.delete(k)
+    }
+  }
+
+  const onLine = (line: string) => {
+    if (line.trim() === '') return
+    let body: unknown
+    try {
+      body = JSON.parse(line)
+    } catch {
+      return write(errorResponse(undefined, new McpError(ERROR.PARSE, 'Parse error: the line is not valid JSON')))
+    }
+    const id = readId(body)
+    let incoming: ReturnType<typeof classify>
+    try {
+      incoming = classify(body)
+    } catch (e) {
+      return write(errorResponse(id, toMcpError(e)))
+    }
+    if (incoming.kind === 'notification') return onNotification(incoming.message)
+    const done = onRequest(incoming.message).catch((e) => {
+      subscriptions.delete(key(incoming.message.id))
+      write(errorResponse(incoming.message.id, toMcpError(e)))
+    })
+    running.add(done)
+    void done.finally(() => running.delete(done))
+  }
+
+  // Lines are split by hand so that one endless line cannot take all memory.
+  let buffer = ''
+  let overflow = false
+  const onData = (chunk: Buffer | string) => {
+    buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
+    let newline: number
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline)
+      buffer = buffer.slice(newline + 1)
+      if (overflow) overflow = false
+      else onLine(line)
+    }
+    if (buffer.length > limit) {
+      if (!overflow) write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`)))
+      overflow = true
+      buffer = ''
+    }
+  }
+
+  let finish!: () => void
+  const closed = new Promise<void>((resolve) => (finish = resolve))
+  const close = async (graceMs = 0) => {
+    if (stopped) return closed
+    stopped = true
+    input.off('data', onData)
+    // Let requests already read finish (within the grace period), then let their changes fan out.
+    if (graceMs > 0 && running.size > 0) {
+      await Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, graceMs).unref())])
+      await new Promise((r) => setImmediate(r))
+    }
+    for (const k of [...subscriptions.keys()]) endSubscription(k, true)
+    for (const abort of inFlight.values()) abort.abort(new Error('the server is stopping'))
+    // Resolve once what was written has been handed to the OS, so that exiting loses nothing.
+    if (output.writable) output.write('', () => finish())
+    else finish()
+    return closed
+  }
+
+  input.setEncoding?.('utf8')
+  input.on('data', onData)
+  input.once('end', () => {
+    if (buffer.trim() !== '' && !overflow) onLine(buffer)
+    void close(options.shutdownGraceMs ?? 2000)
+  })
+  return { closed, close: () => close() }
+}

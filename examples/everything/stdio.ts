@@ -1,0 +1,8 @@
+/** The everything server over stdio: `node --import tsx examples/everything/stdio.ts`. Logs go to stderr. */
+import { serveStdio } from '../../adapters/node/index.js'
+import { createEverythingServer } from './server.js'
+
+const stdio = serveStdio(createEverythingServer())
+process.once('SIGTERM', () => void stdio.close())
+await stdio.closed
+process.exit(0)

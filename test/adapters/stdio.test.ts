@@ -1,0 +1,166 @@
+/** The stdio transport: the SDK clients over a real child process, and the raw line protocol. */
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { serveStdio } from '../../adapters/node/index.js'
+import { McpServer } from '../../src/index.js'
+import { META_2026 } from '../helpers/server.js'
+import { validateServerMessage } from '../helpers/wire.js'
+
+const ENTRY = { command: process.execPath, args: ['--import', 'tsx', 'examples/everything/stdio.ts'] }
+const until = async (condition: () => boolean, ms = 3000) => {
+  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+  }
+}
+
+describe('stdio with the SDK clients', () => {
+  it('SDK v2 (pinned to 2026-07-28): discover, tools with progress, MRTR, listen', async () => {
+    const client = new Client({ name: 'stdio-v2', version: '1.0.0' }, {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} } },
+    })
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }))
+    await client.connect(new StdioClientTransport({ ...ENTRY, stderr: 'pipe' }))
+    expect((await client.discover()).supportedVersions).toContain('2026-07-28')
+    expect((await client.listTools()).tools.length).toBeGreaterThan(10)
+
+    const progress: number[] = []
+    const result = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onprogress: (p) => void progress.push(p.progress) })
+    expect(result.content).toEqual([{ type: 'text', text: 'Progress complete' }])
+    // The client may hand the last notification to its handler just after resolving the call.
+    await until(() => progress.length === 3)
+    expect(progress).toEqual([0, 50, 100])
+
+    expect((await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).content).toEqual([{ type: 'text', text: 'Hello, Grace!' }])
+
+    const changes: string[] = []
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changes.push('tools'))
+    const subscription = await client.listen({ toolsListChanged: true })
+    await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })
+    await until(() => changes.length === 1)
+    await subscription.close()
+    await client.close()
+  })
+
+  it('SDK v1 (2025 era): initialize, list, call', async () => {
+    const client = new V1Client({ name: 'stdio-v1', version: '1.0.0' })
+    await client.connect(new V1StdioTransport({ ...ENTRY, stderr: 'pipe' }))
+    expect(client.getServerVersion()?.name).toBe('mcp-edge-everything')
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('add')
+    expect((await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).structuredContent).toEqual({ sum: 42 })
+    await client.close()
+  })
+})
+
+/** serveStdio on in-memory streams: every line out must be a valid protocol message. */
+async function harness(server: McpServer) {
+  // Let the list changes of the definition itself go out before anyone listens.
+  await new Promise((r) => setImmediate(r))
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const lines: Record<string, any>[] = []
+  let buffer = ''
+  output.on('data', (c) => {
+    buffer += c
+    let i
+    while ((i = buffer.indexOf('\n')) >= 0) {
+      const message = JSON.parse(buffer.slice(0, i))
+      buffer = buffer.slice(i + 1)
+      lines.push(message)
+    }
+  })
+  const stdio = serveStdio(server, { input, output, maxMessageBytes: 1024 })
+  const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`)
+  return { stdio, input, lines, send }
+}
+
+describe('stdio line protocol', () => {
+  const slow = () => {
+    const seen = { aborted: false }
+    const server = new McpServer({ name: 'stdio', version: '1.0.0' })
+      .tool('wait', { description: 'waits to be cancelled' }, async (_a, ctx) => {
+        await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r(), { once: true }))
+        seen.aborted = true
+        return 'late'
+      })
+      .tool('quick', { description: 'answers' }, () => 'quick')
+    return { server, seen }
+  }
+  const req = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_2026() } })
+
+  it('notifications/cancelled cancels a request: the handler is aborted and nothing is answered', async () => {
+    const { server, seen } = slow()
+    const h = await harness(server)
+    h.send(req(1, 'tools/call', { name: 'wait' }))
+    h.send(req(2, 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.length === 1)
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })
+    await until(() => seen.aborted)
+    h.send(req(3, 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.length === 2)
+    expect(h.lines.map((l) => l.id)).toEqual([2, 3])
+    await h.stdio.close()
+  })
+
+  it('listen: ack first, tagged notifications, client cancel stops them, server end sends notifications/cancelled', async () => {
+    const { server } = slow()
+    const h = await harness(server)
+    h.send(req('sub-a', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
+    h.send(req('sub-b', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
+    await until(() => h.lines.length === 2)
+    expect(h.lines.map((l) => l.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/subscriptions/acknowledged'])
+    await server.notify.toolsChanged()
+    await until(() => h.lines.length === 4)
+    expect(h.lines.slice(2).map((l) => l.params._meta['io.modelcontextprotocol/subscriptionId']).sort()).toEqual(['sub-a', 'sub-b'])
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub-a' } })
+    await new Promise((r) => setTimeout(r, 10))
+    await server.notify.toolsChanged()
+    await until(() => h.lines.length === 5)
+    expect(h.lines[4]!.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub-b')
+    await h.stdio.close()
+    expect(h.lines.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub-b', reason: 'The server ended the subscription' } })
+    for (const line of h.lines) expect(validateServerMessage('2026-07-28', 'subscriptions/listen', line)).toEqual([])
+  })
+
+  it('answers garbage, oversized lines and reused ids with errors, and goes on', async () => {
+    const { server } = slow()
+    const h = await harness(server)
+    h.send('not json')
+    h.send('[1,2]')
+    h.send(`{"pad":"${'x'.repeat(2000)}"}`)
+    h.send(req(7, 'tools/call', { name: 'wait' }))
+    h.send(req(7, 'tools/call', { name: 'quick' }))
+    h.send({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} })
+    h.send(req(9, 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.length === 6)
+    expect(h.lines.map((l) => [l.id, l.error?.code ?? 'ok'])).toEqual([
+      [undefined, -32700], [undefined, -32600], [undefined, -32600], [7, -32600], [8, 'ok'], [9, 'ok'],
+    ])
+    await h.stdio.close()
+  })
+
+  it('exits on stdin EOF after answering what it already read, and writes only protocol to stdout', async () => {
+    const child = spawn(ENTRY.command, ENTRY.args, { stdio: ['pipe', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (c) => (out += c))
+    child.stdin.end([
+      JSON.stringify(req(1, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
+      JSON.stringify(req(2, 'tools/call', { name: 'test_logging_tool' })),
+      JSON.stringify(req(3, 'tools/call', { name: 'test_trigger_tool_change' })),
+      '',
+    ].join('\n'))
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(0)
+    const messages = out.trim().split('\n').map((l) => JSON.parse(l))
+    expect(messages[0].method).toBe('notifications/subscriptions/acknowledged')
+    expect(messages.filter((m) => 'id' in m).map((m) => m.id).sort()).toEqual([2, 3])
+    expect(messages.some((m) => m.method === 'notifications/tools/list_changed')).toBe(true)
+    expect(messages.at(-1)).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 1 } })
+  })
+})
