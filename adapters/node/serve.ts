@@ -8,7 +8,7 @@ import type { McpServer } from '../../src/server/server.js'
 export interface ServeOptions extends HandlerOptions {
   /** Default 3000; 0 picks a free port. */
   port?: number
-  /** Default 127.0.0.1. Binding elsewhere makes the server reachable from other machines: set allowedHosts. */
+  /** Default 127.0.0.1. Binding elsewhere makes the server reachable from other machines: set allowedHosts too. */
   host?: string
   /** Endpoint path (default /mcp). */
   path?: string
@@ -26,14 +26,14 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
 
 /** Serves one McpServer over node:http. Resolves once listening. */
 export async function serve(server: McpServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
-  // Bound to loopback, only loopback names are valid Hosts: that is what defeats DNS rebinding.
-  const allowedHosts = options.allowedHosts ?? (LOOPBACK.has(host) ? LOOPBACK_HOSTS : undefined)
-  const app = createApp(server, { ...options, allowedHosts })
+  if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
+    console.error(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
+  }
+  const app = createApp(server, options)
   const http = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
 
   await new Promise<void>((resolve, reject) => {

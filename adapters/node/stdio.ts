@@ -3,10 +3,9 @@ import { errorResponse, McpError, toMcpError } from '../../src/protocol/errors.j
 import { classify, notification, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../../src/protocol/jsonrpc.js'
 import { ERROR } from '../../src/protocol/constants.js'
 import { dispatch } from '../../src/server/dispatch.js'
-import { planListen } from '../../src/server/listen.js'
+import { openListen, planListen } from '../../src/server/listen.js'
 import { prepare } from '../../src/server/prepare.js'
 import type { McpServer } from '../../src/server/server.js'
-import type { Subscription } from '../../src/state/backplane.js'
 
 export interface StdioOptions {
   input?: Readable
@@ -18,6 +17,8 @@ export interface StdioOptions {
   /** How long requests in flight when the input ends may take to finish (default 2 s). */
   shutdownGraceMs?: number
 }
+
+interface ListenEntry { id: JsonRpcId; unsubscribe?: () => void; closed: boolean }
 
 export interface StdioServer {
   /** Resolves when the input ends (or `close` is called) and everything is cleaned up. */
@@ -37,7 +38,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const limit = options.maxMessageBytes ?? 4 * 1024 * 1024
   const inFlight = new Map<string, AbortController>()
   const running = new Set<Promise<unknown>>()
-  const subscriptions = new Map<string, { id: JsonRpcId; subscription?: Subscription; closed: boolean }>()
+  const subscriptions = new Map<string, ListenEntry>()
   const key = (id: JsonRpcId) => JSON.stringify(id)
 
   const write = (message: unknown) => {
@@ -52,7 +53,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     if (!entry || entry.closed) return
     entry.closed = true
     subscriptions.delete(k)
-    void entry.subscription?.close()
+    entry.unsubscribe?.()
     if (tell) write(notification('notifications/cancelled', { requestId: entry.id, reason: 'The server ended the subscription' }))
   }
 
@@ -73,28 +74,22 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     const prepared = prepare(server, message, { versionHeader: null })
     if (prepared.method === 'subscriptions/listen') {
       const plan = planListen(server, prepared.id, prepared.params, prepared.profile)
-      const entry: { id: JsonRpcId; subscription?: Subscription; closed: boolean } = { id: prepared.id, closed: false }
+      const entry: ListenEntry = { id: prepared.id, closed: false }
       subscriptions.set(k, entry)
-      let acked = false
-      const early: Parameters<Parameters<typeof server.backplane.subscribe>[1]>[0][] = []
-      const deliver = (event: (typeof early)[number]) => {
-        if (entry.closed) return
-        if (!acked) return void early.push(event)
-        for (const n of plan.notificationsFor(event)) write(n)
-      }
-      entry.subscription = await server.backplane.subscribe(plan.topics, deliver)
-      if (entry.closed) return void entry.subscription.close()
-      write(plan.ack)
-      acked = true
-      for (const event of early.splice(0)) deliver(event)
+      const unsubscribe = await openListen(server, plan, (n) => entry.closed || write(n))
+      // Cancelled while subscribing: undo at once.
+      if (entry.closed) unsubscribe()
+      else entry.unsubscribe = unsubscribe
       return
     }
     const abort = new AbortController()
     inFlight.set(k, abort)
     try {
       const result = await dispatch(server, { ...prepared, signal: abort.signal, emit: (n) => abort.signal.aborted || write(n), env: options.env })
-      // A cancelled request gets no answer (cancellation utility).
       if (!abort.signal.aborted) write(resultResponse(message.id, result))
+    } catch (e) {
+      // A cancelled request gets no answer at all, not even the error its cancellation caused.
+      if (!abort.signal.aborted) throw e
     } finally {
       inFlight.delete(k)
     }
@@ -124,24 +119,31 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     void done.finally(() => running.delete(done))
   }
 
-  // Lines are split by hand so that one endless line cannot take all memory.
-  let buffer = ''
+  // Lines are split by hand, in bytes, so that one endless line cannot take all memory.
+  let pending: Buffer[] = []
+  let pendingBytes = 0
   let overflow = false
   const onData = (chunk: Buffer | string) => {
-    buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
     let newline: number
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline)
-      buffer = buffer.slice(newline + 1)
+    while ((newline = data.indexOf(0x0a)) >= 0) {
+      const line = Buffer.concat([...pending, data.subarray(0, newline)])
+      pending = []
+      pendingBytes = 0
+      data = data.subarray(newline + 1)
       if (overflow) overflow = false
-      else onLine(line)
+      else if (line.byteLength <= limit) onLine(line.toString('utf8'))
+      else tooLong()
     }
-    if (buffer.length > limit) {
-      if (!overflow) write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`)))
+    pendingBytes += data.byteLength
+    if (pendingBytes > limit) {
+      if (!overflow) tooLong()
       overflow = true
-      buffer = ''
-    }
+      pending = []
+      pendingBytes = 0
+    } else if (data.byteLength > 0) pending.push(data)
   }
+  const tooLong = () => write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`)))
 
   let finish!: () => void
   const closed = new Promise<void>((resolve) => (finish = resolve))
@@ -162,10 +164,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     return closed
   }
 
-  input.setEncoding?.('utf8')
   input.on('data', onData)
   input.once('end', () => {
-    if (buffer.trim() !== '' && !overflow) onLine(buffer)
+    if (pendingBytes > 0 && !overflow) onLine(Buffer.concat(pending).toString('utf8'))
     void close(options.shutdownGraceMs ?? 2000)
   })
   return { closed, close: () => close() }

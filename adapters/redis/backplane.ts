@@ -1,6 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import { isObject } from '../../src/protocol/jsonrpc.js'
-import { memoryBackplane, topicOf, type Backplane, type ChangeEvent } from '../../src/state/backplane.js'
+import { memoryBackplane, parseEvent, topicOf, type Backplane } from '../../src/state/backplane.js'
 
 export interface RedisBackplaneOptions {
   /** `redis://host:port/db`; or pass a `client` to share one. */
@@ -35,6 +34,8 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   const owned = !options.client
   const local = memoryBackplane()
   const counts = new Map<string, number>()
+  /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
+  const ready = new Map<string, Promise<unknown>>()
   let subscriber: Redis | undefined
   let lost = false
 
@@ -43,7 +44,7 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     // Subscriptions wait out an outage (no command timeout); autoResubscribe restores them on reconnect.
     const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true })
     s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
-      const event = parse(message.toString('utf8'))
+      const event = parseEvent(message.toString('utf8'))
       if (event) local.deliver(channel.toString('utf8').slice(prefix.length), event)
     })
     s.on('error', () => {}) // reconnects by itself; errors would otherwise be thrown as unhandled
@@ -69,26 +70,38 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     },
     async subscribe(topics, listener) {
       const unique = [...new Set(topics)]
-      const added = unique.filter((t) => {
+      for (const t of unique) {
         const n = (counts.get(t) ?? 0) + 1
         counts.set(t, n)
-        return n === 1
-      })
+        if (n === 1) ready.set(t, connect().subscribe(prefix + t))
+      }
+      const release = async () => {
+        const removed = unique.filter((t) => {
+          const n = counts.get(t)! - 1
+          if (n > 0) counts.set(t, n)
+          else {
+            counts.delete(t)
+            ready.delete(t)
+          }
+          return n === 0
+        })
+        if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {})
+      }
       const localSub = await local.subscribe(unique, listener)
-      if (added.length > 0) await connect().subscribe(...added.map((t) => prefix + t))
+      try {
+        await Promise.all(unique.map((t) => ready.get(t)))
+      } catch (e) {
+        await localSub.close()
+        await release()
+        throw e
+      }
       let open = true
       return {
         async close() {
           if (!open) return
           open = false
           await localSub.close()
-          const removed = unique.filter((t) => {
-            const n = counts.get(t)! - 1
-            if (n === 0) counts.delete(t)
-            else counts.set(t, n)
-            return n === 0
-          })
-          if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {})
+          await release()
         },
       }
     },
@@ -97,16 +110,4 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
       if (owned) publisher.disconnect()
     },
   }
-}
-
-function parse(message: string): ChangeEvent | undefined {
-  try {
-    const event: unknown = JSON.parse(message)
-    if (!isObject(event)) return undefined
-    if (event.kind === 'list' && (event.list === 'tools' || event.list === 'prompts' || event.list === 'resources')) return { kind: 'list', list: event.list }
-    if (event.kind === 'resource' && typeof event.uri === 'string') return { kind: 'resource', uri: event.uri }
-  } catch {
-    // not ours: ignore
-  }
-  return undefined
 }

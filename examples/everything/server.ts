@@ -6,14 +6,21 @@ import { z } from 'zod'
 import { McpServer, type ServerOptions } from '../../src/index.js'
 import { PNG_BASE64, WAV_BASE64 } from './media.js'
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => {
+/** Waits, unless the request is cancelled first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
       clearTimeout(timer)
       reject(signal.reason)
-    }, { once: true })
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
+}
 
 const nameForm = (message: string, field = 'name') => ({
   message,

@@ -6,7 +6,7 @@ import { dispatch } from '../server/dispatch.js'
 import { prepare, type Prepared } from '../server/prepare.js'
 import type { McpServer } from '../server/server.js'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
-import { listen, type ListenOptions, type OpenStreams } from './listen.js'
+import { listen, type ListenContext, type ListenOptions } from './listen.js'
 import { checkMcpHeaders } from './mcp-headers.js'
 import { corsHeaders, preflightHeaders, rejectReason, type SecurityOptions } from './security.js'
 import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive } from './sse.js'
@@ -17,10 +17,22 @@ export interface HandlerOptions extends SecurityOptions {
   /** Interval of SSE keep-alive comments in ms (default 15 s; 0 turns them off). */
   keepAliveMs?: number
   listen?: ListenOptions
+  /**
+   * Who is asking, when requests are authenticated (e.g. the subject of a verified token). requestState is
+   * bound to it, so that one user's pending input request cannot be completed by another.
+   */
+  principal?: (request: Request, runtime: RuntimeContext) => string | undefined | Promise<string | undefined>
+}
+
+/** What a runtime hands to each request besides the Request itself. */
+export interface RuntimeContext {
+  /** Passed to handlers as `ctx.env` (Workers bindings, Lambda context). */
+  env?: unknown
+  waitUntil?: (promise: Promise<unknown>) => void
 }
 
 export interface FetchHandler {
-  (request: Request, env?: unknown): Promise<Response>
+  (request: Request, runtime?: RuntimeContext): Promise<Response>
   /** Ends every open listen stream gracefully (for shutdown); in-flight requests run to completion. */
   close(): Promise<void>
 }
@@ -30,20 +42,21 @@ export interface FetchHandler {
  * so mount it where the MCP endpoint should be (`createApp` does that on Hono).
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
+  const keepAlives = keepAlive(options.keepAliveMs ?? 15_000)
   const context: HandlerContext = {
     server,
+    principal: options.principal,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
-    open: new Set(),
-    listen: options.listen ?? {},
+    keepAlives,
+    listen: { ...options.listen, keepAlives, open: new Set() },
   }
-  const handler = async (request: Request, env?: unknown) => {
+  const handler = async (request: Request, runtime: RuntimeContext = {}) => {
     const refused = rejectReason(request, options)
     if (refused) return json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Forbidden: ${refused}`)), 403)
     const cors = corsHeaders(request)
     switch (request.method) {
       case 'POST':
-        return withHeaders(await post(context, request, env), cors)
+        return withHeaders(await post(context, request, runtime), cors)
       case 'OPTIONS':
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
       default:
@@ -53,7 +66,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   }
   return Object.assign(handler, {
     async close() {
-      for (const end of [...context.open]) end()
+      for (const end of [...context.listen.open]) end()
     },
   })
 }
@@ -64,19 +77,19 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
  */
 export function createApp(server: McpServer, options: HandlerOptions & { path?: string } = {}): Hono & { close(): Promise<void> } {
   const handler = createFetchHandler(server, options)
-  const app = new Hono().all(options.path ?? '/mcp', (c) => handler(c.req.raw, c.env))
+  const app = new Hono().all(options.path ?? '/mcp', (c) => handler(c.req.raw, { env: c.env }))
   return Object.assign(app, { close: handler.close })
 }
 
 interface HandlerContext {
   server: McpServer
+  principal: HandlerOptions['principal']
   maxBodyBytes: number
   keepAlives: KeepAlive
-  open: OpenStreams
-  listen: ListenOptions
+  listen: ListenContext
 }
 
-async function post(context: HandlerContext, request: Request, env: unknown): Promise<Response> {
+async function post(context: HandlerContext, request: Request, runtime: RuntimeContext): Promise<Response> {
   const { server } = context
   const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
   if (type !== 'application/json') {
@@ -99,10 +112,11 @@ async function post(context: HandlerContext, request: Request, env: unknown): Pr
       versionHeader: request.headers.get(HEADER.protocolVersion)?.trim(),
       check: (profile) => checkMcpHeaders(request.headers, message.method, message.params ?? {}, profile, server),
     })
+    if (context.principal) call.principal = await context.principal(request, runtime)
     if (call.method === 'subscriptions/listen') {
-      return await listen(server, call.id, call.params, call.profile, request.signal, context.keepAlives, context.open, context.listen)
+      return await listen(server, { ...call, signal: request.signal }, context.listen)
     }
-    return await respond(server, call, request, env, context.keepAlives)
+    return await respond(server, call, request, runtime, context.keepAlives)
   } catch (e) {
     return errorJson(id, e)
   }
@@ -113,7 +127,7 @@ async function post(context: HandlerContext, request: Request, env: unknown): Pr
  * before its result: then the response becomes an SSE stream carrying those and the result. The client
  * closing that stream, or the request's own abort signal, aborts the handler; nothing is written after.
  */
-function respond(server: McpServer, prepared: Prepared, request: Request, env: unknown, keepAlives: KeepAlive): Promise<Response> {
+function respond(server: McpServer, prepared: Prepared, request: Request, runtime: RuntimeContext, keepAlives: KeepAlive): Promise<Response> {
   const abort = new AbortController()
   const onAbort = () => abort.abort(request.signal.reason)
   if (request.signal.aborted) onAbort()
@@ -137,7 +151,7 @@ function respond(server: McpServer, prepared: Prepared, request: Request, env: u
       if (!abort.signal.aborted) stream.write(message)
       stream.close()
     }
-    dispatch(server, { ...prepared, signal: abort.signal, emit, request, env }).then(
+    dispatch(server, { ...prepared, signal: abort.signal, emit, request, env: runtime.env, waitUntil: runtime.waitUntil }).then(
       (result) => finish(resultResponse(prepared.id, result), 200),
       (e) => {
         const error = toMcpError(e)

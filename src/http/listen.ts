@@ -1,7 +1,7 @@
-import type { JsonObject } from '../protocol/jsonrpc.js'
-import { planListen } from '../server/listen.js'
+import type { JsonObject, JsonRpcId } from '../protocol/jsonrpc.js'
+import type { Profile } from '../protocol/profiles.js'
+import { openListen, planListen } from '../server/listen.js'
 import type { McpServer } from '../server/server.js'
-import type { Listener, Subscription } from '../state/backplane.js'
 import { SSE_HEADERS, sseStream, type KeepAlive } from './sse.js'
 
 export interface ListenOptions {
@@ -9,8 +9,11 @@ export interface ListenOptions {
   maxLifetimeMs?: number
 }
 
-/** The open listen streams of one handler, so that shutdown can end each of them gracefully. */
-export type OpenStreams = Set<() => void>
+export interface ListenContext extends ListenOptions {
+  keepAlives: KeepAlive
+  /** The open listen streams of one handler, so that shutdown can end each of them gracefully. */
+  open: Set<() => void>
+}
 
 /**
  * `subscriptions/listen` over HTTP: an SSE stream whose first message is the acknowledgement, then one
@@ -19,51 +22,36 @@ export type OpenStreams = Set<() => void>
  */
 export async function listen(
   server: McpServer,
-  id: string | number,
-  params: JsonObject,
-  profile: Parameters<typeof planListen>[3],
-  signal: AbortSignal,
-  keepAlives: KeepAlive,
-  open: OpenStreams,
-  options: ListenOptions,
+  request: { id: JsonRpcId; params: JsonObject; profile: Profile; signal: AbortSignal },
+  context: ListenContext,
 ): Promise<Response> {
-  const plan = planListen(server, id, params, profile)
-  let subscription: Subscription | undefined
+  const plan = planListen(server, request.id, request.params, request.profile)
+  let unsubscribe: (() => void) | undefined
   let lifetime: ReturnType<typeof setTimeout> | undefined
-  let acked = false
-  const early: Parameters<Listener>[0][] = []
-
   const release = () => {
-    open.delete(end)
-    signal.removeEventListener('abort', release)
+    context.open.delete(end)
+    request.signal.removeEventListener('abort', release)
     if (lifetime !== undefined) clearTimeout(lifetime)
-    void subscription?.close()
+    unsubscribe?.()
     stream.close()
   }
   const end = () => {
-    if (plan.endResult && stream.open) stream.write({ jsonrpc: '2.0', id, result: plan.endResult })
+    if (plan.endResult && stream.open) stream.write({ jsonrpc: '2.0', id: request.id, result: plan.endResult })
     release()
   }
-  const stream = sseStream(keepAlives, release)
-  const onEvent: Listener = (event) => {
-    if (!acked) return void early.push(event)
-    for (const n of plan.notificationsFor(event)) stream.write(n)
-  }
+  const stream = sseStream(context.keepAlives, release)
+  const response = new Response(stream.body, { status: 200, headers: SSE_HEADERS })
 
-  open.add(end)
-  signal.addEventListener('abort', release, { once: true })
-  // Subscribe before acknowledging, holding back what arrives meanwhile: the ack must be first, and
-  // a change made right after the client saw the ack must not be lost.
+  context.open.add(end)
+  request.signal.addEventListener('abort', release, { once: true })
   try {
-    subscription = await server.backplane.subscribe(plan.topics, onEvent)
+    unsubscribe = await openListen(server, plan, (m) => stream.write(m))
   } catch (e) {
     release()
     throw e
   }
-  if (signal.aborted || !stream.open) release()
-  stream.write(plan.ack)
-  acked = true
-  for (const event of early.splice(0)) onEvent(event)
-  if (options.maxLifetimeMs !== undefined) lifetime = setTimeout(end, options.maxLifetimeMs)
-  return new Response(stream.body, { status: 200, headers: SSE_HEADERS })
+  // The client may have left while we subscribed.
+  if (request.signal.aborted || !stream.open) release()
+  else if (context.maxLifetimeMs !== undefined) lifetime = setTimeout(end, context.maxLifetimeMs)
+  return response
 }

@@ -1,11 +1,14 @@
 /**
- * DNS-rebinding and cross-origin defences, and CORS. A server bound to loopback accepts only loopback Host
- * and Origin values (a rebound name such as evil.example resolving to 127.0.0.1 is refused); any server
- * refuses a browser Origin that is neither its own nor allow-listed.
+ * DNS-rebinding and cross-origin defences, and CORS. By default only loopback Host values are accepted, so
+ * a rebound name such as evil.example resolving to 127.0.0.1 is refused; a server reached under other names
+ * lists them. Any server refuses a browser Origin that is neither its own nor allow-listed.
  */
 export interface SecurityOptions {
-  /** Host header values accepted (`name` or `name:port`); when absent every Host is accepted. */
-  allowedHosts?: string[]
+  /**
+   * Host header values accepted (`name` or `name:port`); default loopback names only. '*' accepts any Host:
+   * right where the platform routes by hostname (Workers, Lambda function URLs), wrong for a local server.
+   */
+  allowedHosts?: string[] | '*'
   /** Origins accepted besides the server's own (`https://app.example.com`), or '*' for any. */
   allowedOrigins?: string[] | '*'
 }
@@ -17,7 +20,8 @@ const ALLOWED_REQUEST_HEADERS = [
   'traceparent', 'tracestate', 'baggage',
 ]
 
-function hostMatches(host: string, allowed: string[]): boolean {
+function hostMatches(host: string, allowed: string[] | '*'): boolean {
+  if (allowed === '*') return true
   const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!
   return allowed.some((a) => {
     const entry = a.toLowerCase()
@@ -28,7 +32,7 @@ function hostMatches(host: string, allowed: string[]): boolean {
 /** The reason a request must be refused with 403, or undefined when it may pass. */
 export function rejectReason(request: Request, options: SecurityOptions): string | undefined {
   const host = (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()
-  if (options.allowedHosts && !hostMatches(host, options.allowedHosts)) return `Host ${host} is not allowed`
+  if (!hostMatches(host, options.allowedHosts ?? LOOPBACK_HOSTS)) return `Host ${host} is not allowed (see the allowedHosts option)`
   const origin = request.headers.get('origin')
   if (origin === null || originAllowed(origin, host, options)) return undefined
   return `Origin ${origin} is not allowed`
@@ -43,8 +47,8 @@ function originAllowed(origin: string, host: string, options: SecurityOptions): 
   } catch {
     return false // "null" and other opaque origins
   }
-  // Same origin as the Host the request was sent to; with a Host allow-list, the Origin must pass it too.
-  return originHost === host && (!options.allowedHosts || hostMatches(originHost, options.allowedHosts))
+  // Same origin as the Host the request was sent to (which passed the Host check).
+  return originHost === host
 }
 
 /** CORS response headers for an accepted cross-origin request. */

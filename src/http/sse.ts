@@ -12,11 +12,14 @@ const PING = encoder.encode(': keep-alive\n\n')
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
+  // no-transform: intermediaries must not compress or otherwise hold the stream back.
   'cache-control': 'no-cache, no-transform',
   // nginx and similar proxies buffer responses unless told not to; SSE must flow as written.
   'x-accel-buffering': 'no',
-  'content-encoding': 'identity',
 }
+
+/** Queued bytes beyond which a client that does not read is let go rather than buffered for without end. */
+const MAX_BACKLOG = 1024 * 1024
 
 /**
  * One timer for all open streams of a handler: keep-alive comments stop idle intermediaries from cutting a
@@ -64,18 +67,26 @@ export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream 
     if (!open) return false
     try {
       controller.enqueue(bytes)
-      return true
     } catch {
       gone()
       return false
     }
+    if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) {
+      // The client stopped reading: end the stream; it can reconnect and refetch.
+      gone()
+      try {
+        controller.error(new Error('client too slow'))
+      } catch {
+        // already closed
+      }
+      return false
+    }
+    return true
   }
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c
-    },
-    cancel: gone,
-  })
+  const body = new ReadableStream<Uint8Array>(
+    { start: (c) => void (controller = c), cancel: gone },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  )
   const untrack = keepAlives.add(() => enqueue(PING))
 
   return {

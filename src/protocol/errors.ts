@@ -48,9 +48,12 @@ export function errorResponse(id: JsonRpcId | undefined, error: McpError) {
   return id === undefined ? { jsonrpc: '2.0' as const, error: body } : { jsonrpc: '2.0' as const, id, error: body }
 }
 
-/** Any thrown value as a protocol error; unexpected ones are logged and become -32603. */
+/**
+ * Any thrown value as a protocol error. Unexpected ones become a bare -32603: their messages may hold what
+ * clients must not see (connection strings, paths), so they go to the server's log only.
+ */
 export function toMcpError(e: unknown): McpError {
   if (e instanceof McpError) return e
   console.error('mcp-edge: unexpected error', e)
-  return new McpError(ERROR.INTERNAL, `Internal error${e instanceof Error ? `: ${e.message}` : ''}`)
+  return new McpError(ERROR.INTERNAL, 'Internal error')
 }

@@ -1,3 +1,4 @@
+import { base64ToBytes, bytesToBase64 } from './base64.js'
 import { isObject, type JsonObject } from './jsonrpc.js'
 
 /**
@@ -7,7 +8,7 @@ import { isObject, type JsonObject } from './jsonrpc.js'
 const SENTINEL = /^=\?base64\?(.*)\?=$/
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const PLAIN = /^[\x20-\x7e]*$/
-const utf8 = new TextDecoder('utf-8', { fatal: true })
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /**
  * Decodes a header value; `undefined` when it is malformed (characters outside visible ASCII, or a sentinel
@@ -21,7 +22,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
   const b64 = match[1]!
   if (!BASE64.test(b64)) return undefined
   try {
-    return utf8.decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)))
+    return utf8.decode(base64ToBytes(b64))
   } catch {
     return undefined
   }
@@ -31,10 +32,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
 export function encodeHeaderValue(value: string): string {
   const needsBase64 = !PLAIN.test(value) || value !== value.trim() || SENTINEL.test(value)
   if (!needsBase64) return value
-  const bytes = new TextEncoder().encode(value)
-  let binary = ''
-  for (const b of bytes) binary += String.fromCharCode(b)
-  return `=?base64?${btoa(binary)}?=`
+  return `=?base64?${bytesToBase64(new TextEncoder().encode(value))}?=`
 }
 
 export interface ParamHeader {
@@ -106,6 +104,7 @@ export function headerMatches(header: string, value: unknown, type: ParamHeader[
     case 'boolean':
       return typeof value === 'boolean' && header === String(value)
     case 'integer':
-      return typeof value === 'number' && header.trim() !== '' && Number(header) === value
+      // Decimal only ("42", "-7", "42.0"): Number() would also take "0x2A" or "4.2e1".
+      return typeof value === 'number' && /^-?\d+(\.0+)?$/.test(header) && Number(header) === value
   }
 }

@@ -17,7 +17,6 @@ export interface Profile {
   readonly serverInfoInResultMeta: boolean
   /** `ttlMs` / `cacheScope` on discover, list and read results (SEP-2549). */
   readonly cacheFields: boolean
-  readonly resultType: boolean
   /** The release ends a listen stream gracefully with a SubscriptionsListenResult; the seed just closed it. */
   readonly listenResult: boolean
   /** Methods that may answer with an `input_required` result. */
@@ -36,7 +35,6 @@ const released: Profile = {
   serverInfoInDiscoverBody: false,
   serverInfoInResultMeta: true,
   cacheFields: true,
-  resultType: true,
   listenResult: true,
   inputRequiredMethods: MRTR,
 }
@@ -60,7 +58,6 @@ const legacy = (version: string): Profile => ({
   era: 'legacy',
   serverInfoInResultMeta: false,
   cacheFields: false,
-  resultType: false,
   inputRequiredMethods: new Set(),
 })
 

@@ -9,7 +9,7 @@ import { answer, legacyInputError, type Round } from './input.js'
 
 /** What a handler gets besides its arguments. One is made per request; it holds nothing after the request. */
 export interface RequestContext {
-  /** Aborted when the client goes away (closes the stream, cancels) or the server shuts down. */
+  /** Aborted when the client goes away (closes the stream; over stdio, cancels) or a stdio server stops. */
   readonly signal: AbortSignal
   readonly requestId: JsonRpcId
   readonly method: string
@@ -19,8 +19,10 @@ export interface RequestContext {
   readonly meta: JsonObject
   /** The HTTP request, when the request came over HTTP. */
   readonly request?: Request
-  /** What the runtime adapter passes along (Workers env and execution context, Lambda context, ...). */
+  /** What the runtime passes along: Workers `env`, the Lambda `context`, or `{ incoming, outgoing }` on Node. */
   readonly env?: unknown
+  /** Keeps the runtime alive until `promise` settles, after the response if need be (Workers, Lambda). */
+  waitUntil(promise: Promise<unknown>): void
   /** Reports progress when the client asked for it (a progressToken); values must increase. */
   progress(progress: number, total?: number, message?: string): void
   /** Sends a log message when the request's logLevel asks for this level or a lower one. */
@@ -56,6 +58,7 @@ export interface ContextInit {
   round?: Round
   request?: Request
   env?: unknown
+  waitUntil?: (promise: Promise<unknown>) => void
 }
 
 export function createContext(init: ContextInit): RequestContext {
@@ -78,6 +81,10 @@ export function createContext(init: ContextInit): RequestContext {
     meta: init.meta,
     request: init.request,
     env: init.env,
+    waitUntil(promise) {
+      if (init.waitUntil) init.waitUntil(promise)
+      else promise.catch((e) => console.error('mcp-edge: a waitUntil promise failed', e))
+    },
     progress(progress, total, message) {
       if (init.progressToken === undefined || signal.aborted || !(progress > lastProgress)) return
       lastProgress = progress
@@ -103,7 +110,7 @@ export function createContext(init: ContextInit): RequestContext {
       return (await ask({ [key]: { method: 'roots/list', params: {} } }))[key] as ListRootsResult
     },
     async memo(key, compute) {
-      if (round && key in round.memo) return round.memo[key] as never
+      if (round && Object.hasOwn(round.memo, key)) return round.memo[key] as never
       const value = await compute()
       if (round) round.memo[key] = value as unknown
       return value

@@ -40,7 +40,7 @@ export async function openRound(server: McpServer, method: string, params: JsonO
   if (params.requestState !== undefined) {
     if (typeof params.requestState !== 'string') throw rejected('it must be a string')
     state = await server.requestState.open(params.requestState)
-    if (state.m !== method || state.d !== paramsDigest) throw rejected('it was issued for a different request')
+    if (state.n !== server.info.name || state.m !== method || state.d !== paramsDigest) throw rejected('it was issued for a different request')
     if (state.p !== principal) throw rejected('it was issued to a different principal')
   }
   return {
@@ -64,7 +64,7 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
       throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
         { requiredCapabilities: required }, 400)
     }
-    const value = key in round.earlier ? round.earlier[key] : round.responses[key]
+    const value = Object.hasOwn(round.earlier, key) ? round.earlier[key] : Object.hasOwn(round.responses, key) ? round.responses[key] : undefined
     if (value === undefined) {
       missing[key] = request
       continue
@@ -79,6 +79,7 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
 
 export async function inputRequiredResult(server: McpServer, round: Round, requests: Record<string, InputRequest>): Promise<JsonObject> {
   const requestState = await server.requestState.seal({
+    n: server.info.name,
     m: round.method,
     d: round.digest,
     x: Date.now() + server.requestStateTtlMs,

@@ -2,7 +2,7 @@ import { META } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import { topicOf, type ChangeEvent, type Resync } from '../state/backplane.js'
+import { topicOf, type ChangeEvent, type Listener, type Resync } from '../state/backplane.js'
 import type { McpServer } from './server.js'
 
 /** What a client may subscribe to with `subscriptions/listen` (DIGEST §8). */
@@ -88,5 +88,29 @@ export function planListen(server: McpServer, id: JsonRpcId, params: JsonObject,
     endResult: profile.listenResult
       ? { resultType: 'complete', _meta: { [META.subscriptionId]: id, ...(profile.serverInfoInResultMeta && { [META.serverInfo]: server.info }) } }
       : undefined,
+  }
+}
+
+/**
+ * Subscribes a stream's topics, then writes the acknowledgement, then every matching notification. Events
+ * arriving while the subscription is being set up are held back until the ack is out: the ack must come
+ * first, and a change made right after the client saw it must not be lost. Returns the unsubscribe.
+ */
+export async function openListen(server: McpServer, plan: ListenPlan, write: (message: JsonRpcNotification) => void): Promise<() => void> {
+  let acked = false
+  let closed = false
+  const early: (ChangeEvent | Resync)[] = []
+  const deliver: Listener = (event) => {
+    if (closed) return
+    if (!acked) return void early.push(event)
+    for (const n of plan.notificationsFor(event)) write(n)
+  }
+  const subscription = await server.backplane.subscribe(plan.topics, deliver)
+  write(plan.ack)
+  acked = true
+  for (const event of early.splice(0)) deliver(event)
+  return () => {
+    closed = true
+    void subscription.close()
   }
 }

@@ -3,11 +3,12 @@ import { readEnvelope } from '../protocol/envelope.js'
 import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
-import { methodSpec, type Call } from './dispatch.js'
+import type { Call } from './call.js'
+import { methodSpec } from './dispatch.js'
 import type { McpServer } from './server.js'
 
 /** A request past validation, waiting only for what the transport adds (signal, emit, ...). */
-export type Prepared = Omit<Call, 'signal' | 'emit' | 'request' | 'env'>
+export type Prepared = Omit<Call, 'signal' | 'emit' | 'request' | 'env' | 'waitUntil'>
 
 export interface TransportFacts {
   /** The MCP-Protocol-Version header; null on transports that have no headers (stdio). */
@@ -30,9 +31,25 @@ export function prepare(server: McpServer, message: JsonRpcRequest, transport: T
   const metaVersion = isObject(params._meta) ? params._meta[META.protocolVersion] : undefined
   const legacy = metaVersion === undefined && (header == null || (DATED.test(header) && header < '2026'))
   if (!legacy) return prepareModern(server, message, transport)
-  // Over stdio the legacy version was negotiated once at initialize; the wire differences we model are the same.
-  const version = header === null ? LATEST_LEGACY : (header ?? DEFAULT_HEADERLESS_LEGACY)
-  return prepareLegacy(server, message, version)
+  return prepareLegacy(server, message, legacyVersion(server, message, header))
+}
+
+/**
+ * The legacy version a request speaks. `initialize` names its own; over stdio the version was negotiated
+ * once, and the wire differences we model are the same for all 2025 versions. Over HTTP a request without
+ * the header is a 2025-03-26 client's, if that version is served; otherwise the header is missing (-32020).
+ */
+function legacyVersion(server: McpServer, message: JsonRpcRequest, header: string | undefined | null): string {
+  if (header) return header
+  if (message.method === 'initialize') {
+    const asked = typeof message.params?.protocolVersion === 'string' ? message.params.protocolVersion : LATEST_LEGACY
+    const served = server.versions.filter((v) => PROFILES.get(v)?.era === 'legacy')
+    // Any legacy version we serve can answer; with none, the error names the one asked for.
+    return served.includes(asked) ? asked : (served[0] ?? asked)
+  }
+  if (header === null) return LATEST_LEGACY
+  if (server.versions.includes(DEFAULT_HEADERLESS_LEGACY)) return DEFAULT_HEADERLESS_LEGACY
+  throw new McpError(ERROR.HEADER_MISMATCH, 'Header mismatch: the required MCP-Protocol-Version header is missing', undefined, 400)
 }
 
 function prepareModern(server: McpServer, message: JsonRpcRequest, transport: TransportFacts): Prepared {

@@ -8,6 +8,8 @@ import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
  * HMAC-SHA-256 (WebCrypto). The client may read it but cannot change it (DIGEST §7: treat it as hostile).
  */
 export interface StatePayload {
+  /** name of the server that issued it: servers sharing a secret do not accept each other's states */
+  n: string
   /** method */
   m: string
   /** digest of the request's own params */
@@ -42,21 +44,29 @@ export async function importStateKey(secret: Secret | undefined): Promise<Crypto
   return crypto.subtle.importKey('raw', raw as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
 }
 
-export function stateCodec(key: Promise<CryptoKey>): StateCodec {
+/**
+ * `key` is called on first use, not before: Workers forbid generating random values (and most async work)
+ * while a module is being loaded, which is when servers are usually defined.
+ */
+export function stateCodec(secret: Secret | undefined): StateCodec {
+  let imported: Promise<CryptoKey> | undefined
+  const key = () => (imported ??= importStateKey(secret))
   return {
     async seal(payload) {
       const body = `${VERSION}.${bytesToBase64Url(encoder.encode(JSON.stringify(payload)))}`
-      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(body)))
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key(), encoder.encode(body)))
       return `${body}.${bytesToBase64Url(mac)}`
     },
     async open(token) {
       const parts = token.split('.')
       if (parts.length !== 3 || parts[0] !== VERSION) throw rejected('malformed')
+      // Outside the try below: a key that cannot be imported is the server's fault, not the client's.
+      const hmacKey = await key()
       let mac: Uint8Array
       let payload: unknown
       try {
         mac = base64UrlToBytes(parts[2]!)
-        const ok = await crypto.subtle.verify('HMAC', await key, mac as BufferSource, encoder.encode(`${parts[0]}.${parts[1]}`))
+        const ok = await crypto.subtle.verify('HMAC', hmacKey, mac as BufferSource, encoder.encode(`${parts[0]}.${parts[1]}`))
         if (!ok) throw rejected('its signature does not match')
         payload = JSON.parse(new TextDecoder().decode(base64UrlToBytes(parts[1]!)))
       } catch (e) {

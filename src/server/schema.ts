@@ -33,6 +33,8 @@ export interface CompiledSchema {
   validate(value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }>
 }
 
+const MAX_ISSUES = 20
+
 const isStandard = (s: unknown): s is StandardSchema => isObject(s) && isObject((s as JsonObject)['~standard'])
 
 /**
@@ -50,20 +52,22 @@ export function compileSchema(schema: SchemaInput, role: 'input' | 'output', whe
       json: advertised,
       async validate(value) {
         const result = await std.validate(value)
-        if (result.issues) return { ok: false, issues: result.issues.map(formatIssue) }
+        if (result.issues) return { ok: false, issues: result.issues.slice(0, MAX_ISSUES).map(formatIssue) }
         return { ok: true, value: result.value }
       },
     }
   }
   if (!isObject(schema)) throw new Error(`${where}: a schema must be a Standard Schema or a JSON Schema object`)
-  const validator = new Validator(schema as never, '2020-12', false)
+  // Short-circuit: hostile input could otherwise make thousands of errors (one per array item) to collect.
+  const validator = new Validator(schema as never, '2020-12', true)
   return {
     json: json ?? schema,
     async validate(value) {
       const result = validator.validate(value)
       if (result.valid) return { ok: true, value }
-      // The deepest errors say what is wrong; their parents only repeat that a subschema failed.
-      const leaves = result.errors.filter((e) => !result.errors.some((o) => o !== e && o.keywordLocation.startsWith(`${e.keywordLocation}/`)))
+      // The deepest error says what is wrong; the ones above it only repeat that a subschema failed.
+      const errors = result.errors.slice(0, MAX_ISSUES)
+      const leaves = errors.filter((e) => !errors.some((o) => o !== e && o.keywordLocation.startsWith(`${e.keywordLocation}/`)))
       return { ok: false, issues: leaves.map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.slice(2)}: `}${e.error}`) }
     },
   }

@@ -10,7 +10,7 @@ import type {
   ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler,
 } from './definitions.js'
 import { memoryBackplane, type Backplane, type ChangeEvent } from '../state/backplane.js'
-import { importStateKey, stateCodec, type Secret, type StateCodec } from './request-state.js'
+import { stateCodec, type Secret, type StateCodec } from './request-state.js'
 import { assertObjectSchema, compileSchema, type CompiledSchema, type SchemaInput } from './schema.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 
@@ -80,8 +80,9 @@ export class McpServer {
   readonly info: Implementation
   readonly options: ServerOptions
   readonly versions: readonly string[]
-  readonly requestState: StateCodec
   readonly requestStateTtlMs: number
+  #requestState: StateCodec
+  #ownSecret: boolean
 
   /** @internal */ readonly tools = new Map<string, ToolEntry>()
   /** @internal */ readonly prompts = new Map<string, PromptEntry>()
@@ -120,15 +121,34 @@ export class McpServer {
     if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize > 0)) {
       throw new Error('pageSize must be a positive integer')
     }
-    const key = importStateKey(options.requestState?.secret)
-    key.catch(() => {}) // reported on first use; the constructor cannot await
-    this.requestState = stateCodec(key)
+    this.#ownSecret = options.requestState?.secret !== undefined
+    this.#requestState = codecFor(options.requestState?.secret)
     this.requestStateTtlMs = options.requestState?.ttlMs ?? 10 * 60_000
     this.#backplane = options.backplane ?? memoryBackplane()
   }
 
   get backplane(): Backplane {
     return this.#backplane
+  }
+
+  /** @internal */
+  get requestState(): StateCodec {
+    return this.#requestState
+  }
+
+  /** Whether a requestState secret was configured (rather than a random key of this process). */
+  get hasRequestStateSecret(): boolean {
+    return this.#ownSecret
+  }
+
+  /**
+   * Sets the requestState secret; for runtime adapters that read it from bindings only available once a
+   * request arrives (Worker secrets). Every instance serving this server must use the same one.
+   */
+  useRequestStateSecret(secret: Secret): this {
+    this.#requestState = codecFor(secret)
+    this.#ownSecret = true
+    return this
   }
 
   /** Swaps the backplane; for runtime adapters that can only build theirs once a request brings bindings. */
@@ -314,6 +334,14 @@ export class McpServer {
     this.#pending.add(published)
     return this
   }
+}
+
+function codecFor(secret: Secret | undefined): StateCodec {
+  // Check the length now, so that a short secret fails at definition time rather than on first use.
+  if (typeof secret === 'string' ? new TextEncoder().encode(secret).byteLength < 32 : secret instanceof Uint8Array && secret.byteLength < 32) {
+    throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
+  }
+  return stateCodec(secret)
 }
 
 /** Drops undefined members so that wire objects carry only what was given. */

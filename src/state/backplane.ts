@@ -1,3 +1,5 @@
+import { isObject } from '../protocol/jsonrpc.js'
+
 /**
  * The Backplane port: how a change made anywhere reaches every open `subscriptions/listen` stream on every
  * instance. Events are refetch cues ("the tools list changed", "this resource changed"), not a log: a
@@ -32,14 +34,32 @@ export function topicOf(event: ChangeEvent): string {
   return event.kind === 'list' ? `list:${event.list}` : `resource:${event.uri}`
 }
 
-/** FNV-1a over UTF-16 code units: a stable, cheap hash for spreading topics over n shards. */
-export function shardOf(topic: string, shards: number): number {
+/** FNV-1a over UTF-16 code units: a stable, cheap 32-bit hash (not for security). */
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5
-  for (let i = 0; i < topic.length; i++) {
-    hash ^= topic.charCodeAt(i)
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
     hash = Math.imul(hash, 0x01000193)
   }
-  return (hash >>> 0) % shards
+  return hash >>> 0
+}
+
+/** The shard of `shards` a topic belongs to. */
+export const shardOf = (topic: string, shards: number): number => fnv1a(topic) % shards
+
+/** Reads an event received from another process; anything else (foreign messages, garbage) is undefined. */
+export function parseEvent(text: string): ChangeEvent | undefined {
+  let event: unknown
+  try {
+    event = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!isObject(event)) return undefined
+  const e = event
+  if (e.kind === 'list' && (e.list === 'tools' || e.list === 'prompts' || e.list === 'resources')) return { kind: 'list', list: e.list }
+  if (e.kind === 'resource' && typeof e.uri === 'string') return { kind: 'resource', uri: e.uri }
+  return undefined
 }
 
 export interface LocalFanout extends Backplane {

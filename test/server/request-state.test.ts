@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { McpServer } from '../../src/index.js'
 import { digest, importStateKey, stateCodec } from '../../src/server/request-state.js'
 
-const payload = { m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
+const payload = { n: 'server', m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
 
 describe('requestState sealing', () => {
-  const codec = stateCodec(importStateKey('k'.repeat(32)))
+  const codec = stateCodec('k'.repeat(32))
 
   it('round-trips what it sealed', async () => {
     expect(await codec.open(await codec.seal(payload))).toEqual(payload)
@@ -17,14 +18,15 @@ describe('requestState sealing', () => {
     await expect(codec.open(`${v}.${forged}.${mac}`)).rejects.toMatchObject({ code: -32602 })
     await expect(codec.open(`${v}.${body}.${mac!.slice(1)}A`)).rejects.toMatchObject({ code: -32602 })
     await expect(codec.open('nonsense')).rejects.toMatchObject({ code: -32602 })
-    const other = stateCodec(importStateKey('o'.repeat(32)))
+    const other = stateCodec('o'.repeat(32))
     await expect(other.open(token)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('signature') })
     const expired = await codec.seal({ ...payload, x: Date.now() - 1 })
     await expect(codec.open(expired)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
   })
 
-  it('refuses short secrets', async () => {
+  it('refuses short secrets, when the server is defined', async () => {
     await expect(importStateKey('short')).rejects.toThrow(/32 bytes/)
+    expect(() => new McpServer({ name: 's', version: '1', requestState: { secret: 'short' } })).toThrow(/32 bytes/)
   })
 
   it('digests params independently of key order', async () => {

@@ -1,0 +1,113 @@
+import { fnv1a, parseEvent, shardOf, topicOf, type Backplane, type Listener, type Subscription } from '../../src/state/backplane.js'
+import { MAX_TAGS, TOPICS_HEADER, type McpHub } from './hub.js'
+
+export interface HubBackplaneOptions {
+  /** The McpHub namespace; a function so that it can be looked up once bindings exist. */
+  namespace: () => DurableObjectNamespace<McpHub>
+  /** Hubs to spread topics over (default 4). Every Worker of one server must use the same number. */
+  shards?: number
+  /** Name prefix of the hub objects, to keep several servers apart in one namespace (default `mcp-hub-`). */
+  name?: string
+}
+
+/** A socket tag for a topic: the topic itself, or a hash when it is longer than a tag may be. */
+export function tagOf(topic: string): string {
+  return topic.length <= 200 ? topic : `hash:${fnv1a(topic).toString(36)}:${topic.length}`
+}
+
+/**
+ * The Workers backplane: publishes go to the hub that owns the topic's shard; each listen stream holds a
+ * WebSocket to every hub owning one of its topics (several if it has more topics than a socket has tags).
+ * The hub's messages are filtered again by the stream, so hashed tags may collide harmlessly.
+ */
+export function hubBackplane(options: HubBackplaneOptions): Backplane {
+  const shards = options.shards ?? 4
+  const name = options.name ?? 'mcp-hub-'
+  const hub = (shard: number) => {
+    const ns = options.namespace()
+    return ns.get(ns.idFromName(`${name}${shard}`))
+  }
+  return {
+    async publish(event) {
+      const topic = topicOf(event)
+      await hub(shardOf(topic, shards)).publish(tagOf(topic), JSON.stringify(event))
+    },
+    async subscribe(topics, listener) {
+      const groups = new Map<number, string[]>()
+      for (const topic of new Set(topics)) {
+        const shard = shardOf(topic, shards)
+        const tags = groups.get(shard) ?? []
+        const tag = tagOf(topic)
+        if (!tags.includes(tag)) tags.push(tag)
+        groups.set(shard, tags)
+      }
+      const links: HubLink[] = []
+      try {
+        for (const [shard, tags] of groups) {
+          for (let i = 0; i < tags.length; i += MAX_TAGS) links.push(await link(() => hub(shard), tags.slice(i, i + MAX_TAGS), listener))
+        }
+      } catch (e) {
+        for (const l of links) l.close()
+        throw e
+      }
+      return {
+        async close() {
+          for (const l of links) l.close()
+        },
+      } satisfies Subscription
+    },
+  }
+}
+
+interface HubLink { close(): void }
+
+/**
+ * One WebSocket to a hub, re-opened with backoff if the hub drops it (a deploy, a restart). After a
+ * reconnect the listener gets a resync: what was published while the socket was down is gone.
+ */
+async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], listener: Listener): Promise<HubLink> {
+  let socket: WebSocket | undefined
+  let closed = false
+  let attempt = 0
+
+  const connect = async () => {
+    const res = await stub().fetch('https://hub/subscribe', { headers: { upgrade: 'websocket', [TOPICS_HEADER]: JSON.stringify(tags) } })
+    const ws = res.webSocket
+    if (!ws) throw new Error(`the hub refused the subscription (${res.status})`)
+    ws.accept()
+    ws.addEventListener('message', (e) => {
+      const event = typeof e.data === 'string' ? parseEvent(e.data) : undefined
+      if (event) listener(event)
+    })
+    ws.addEventListener('close', () => {
+      if (socket === ws && !closed) void reconnect()
+    })
+    socket = ws
+  }
+  const reconnect = async () => {
+    while (!closed) {
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt++, 5000)))
+      if (closed) return
+      try {
+        await connect()
+        attempt = 0
+        listener({ kind: 'resync' })
+        return
+      } catch {
+        // try again
+      }
+    }
+  }
+
+  await connect()
+  return {
+    close() {
+      closed = true
+      try {
+        socket?.close(1000, 'unsubscribed')
+      } catch {
+        // already closed
+      }
+    },
+  }
+}

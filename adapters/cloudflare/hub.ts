@@ -1,0 +1,72 @@
+import { DurableObject } from 'cloudflare:workers'
+
+/** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
+export const MAX_TAGS = 10
+export const TOPICS_HEADER = 'x-mcp-topics'
+
+/**
+ * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they
+ * watch; a publish broadcasts to the sockets carrying the event's tag. It accepts sockets through the
+ * hibernation API and keeps nothing in fields, so it can be evicted between events without losing anyone:
+ * the sockets, and their tags, survive hibernation.
+ */
+export class McpHub extends DurableObject {
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
+      return new Response('The hub only accepts WebSocket connections', { status: 426 })
+    }
+    const tags = parseTags(request.headers.get(TOPICS_HEADER))
+    if (!tags) return new Response(`${TOPICS_HEADER} must be a JSON array of 1 to ${MAX_TAGS} tags`, { status: 400 })
+    const { 0: client, 1: server } = new WebSocketPair()
+    this.ctx.acceptWebSocket(server, tags)
+    return new Response(null, { status: 101, webSocket: client })
+  }
+
+  /** Sends `message` to every socket tagged `tag`; returns how many there were. */
+  async publish(tag: string, message: string): Promise<number> {
+    let sent = 0
+    for (const ws of this.ctx.getWebSockets(tag)) {
+      try {
+        ws.send(message)
+        sent++
+      } catch {
+        // closing already; webSocketClose cleans up
+      }
+    }
+    return sent
+  }
+
+  override async webSocketMessage(): Promise<void> {
+    // Subscribers only listen.
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    // 1005 and 1006 are reserved for "no status" and "abnormal": they cannot be sent back.
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'bye')
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    try {
+      ws.close(1011, 'error')
+    } catch {
+      // already closed
+    }
+  }
+}
+
+function parseTags(header: string | null): string[] | undefined {
+  if (!header) return undefined
+  try {
+    const tags: unknown = JSON.parse(header)
+    if (Array.isArray(tags) && tags.length > 0 && tags.length <= MAX_TAGS && tags.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256)) {
+      return tags
+    }
+  } catch {
+    // fall through
+  }
+  return undefined
+}

@@ -1,0 +1,3 @@
+export { createWorker, type McpWorker, type WorkerOptions } from './worker.js'
+export { McpHub } from './hub.js'
+export { hubBackplane, type HubBackplaneOptions } from './backplane.js'

@@ -1,0 +1,31 @@
+import { invalidParams } from '../../protocol/errors.js'
+import { isObject, type JsonObject } from '../../protocol/jsonrpc.js'
+import { contextFor, type Call } from '../call.js'
+import type { Completer } from '../definitions.js'
+import { completion } from '../results.js'
+import type { McpServer } from '../server.js'
+
+/** Completion of prompt arguments (enum arguments complete by themselves) and template variables. */
+export async function complete(server: McpServer, call: Call): Promise<JsonObject> {
+  const { ref, argument } = call.params
+  if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    throw invalidParams('completion/complete needs ref and argument { name, value }')
+  }
+  const given = isObject(call.params.context) && isObject(call.params.context.arguments) ? call.params.context.arguments : {}
+  const args = Object.fromEntries(Object.entries(given).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+  const value = argument.value
+  let completer: Completer | undefined
+  if (ref.type === 'ref/prompt') {
+    const entry = typeof ref.name === 'string' ? server.prompts.get(ref.name) : undefined
+    if (!entry?.enabled) throw invalidParams(`Unknown prompt: ${String(ref.name)}`)
+    const choices = entry.enums[argument.name]
+    completer = entry.complete[argument.name] ?? (choices && (() => choices.filter((v) => v.startsWith(value))))
+  } else if (ref.type === 'ref/resource') {
+    const entry = typeof ref.uri === 'string' ? server.templates.get(ref.uri) : undefined
+    if (!entry?.enabled) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`)
+    completer = entry.def.complete?.[argument.name]
+  } else {
+    throw invalidParams('ref.type must be ref/prompt or ref/resource')
+  }
+  return { completion: completer ? completion(await completer(value, { arguments: args, ctx: contextFor(call) })) : { values: [] } }
+}

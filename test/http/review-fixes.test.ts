@@ -1,0 +1,128 @@
+/** Edge cases found in review: each test pins down one behaviour that was wrong once. */
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/index.js'
+import { decodeHeaderValue, encodeHeaderValue, headerMatches } from '../../src/protocol/headers.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { META_2026, modernHeaders, TEST_SECRET } from '../helpers/server.js'
+import { validateServerMessage } from '../helpers/wire.js'
+
+async function rpc(handler: (r: Request) => Promise<Response>, method: string, params: Record<string, unknown>, headers: Record<string, string> = modernHeaders(method, params), url = 'http://127.0.0.1/mcp') {
+  const res = await handler(new Request(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }))
+  const body = res.status === 202 ? undefined : await res.json()
+  if (body && params._meta) expect(validateServerMessage('2026-07-28', method, body)).toEqual([])
+  return { status: res.status, body }
+}
+
+const legacyHeaders = (version?: string) => ({ 'content-type': 'application/json', ...(version && { 'mcp-protocol-version': version }) })
+
+describe('legacy era', () => {
+  const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }))
+
+  it('initialize works even when 2025-03-26 (the headerless default) is not served', async () => {
+    const { status, body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, legacyHeaders())
+    expect(status).toBe(200)
+    expect(body.result.protocolVersion).toBe('2025-11-25')
+  })
+
+  it('a headerless request is then refused as a missing header, not an unsupported version', async () => {
+    const { status, body } = await rpc(handler, 'tools/list', {}, legacyHeaders())
+    expect(status).toBe(400)
+    expect(body.error.code).toBe(-32020)
+  })
+
+  it('initialize advertises no listChanged or subscribe: a stateless server has no GET stream for them', async () => {
+    const { body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, legacyHeaders())
+    expect(body.result.capabilities).toMatchObject({ tools: {}, prompts: {}, resources: {} })
+    expect(JSON.stringify(body.result.capabilities)).not.toMatch(/listChanged|subscribe/)
+  })
+
+  it('legacy resources/read carries nothing but contents', async () => {
+    const { body } = await rpc(handler, 'resources/read', { uri: 'test://static-text' }, legacyHeaders('2025-11-25'))
+    expect(Object.keys(body.result)).toEqual(['contents'])
+  })
+})
+
+describe('handlers and registry', () => {
+  it('memo and input keys are own properties only (no prototype names)', async () => {
+    let computed = 0
+    const server = new McpServer({ name: 'p', version: '1' }).tool('t', { description: 't' }, async (_a, ctx) => {
+      await ctx.memo('constructor', () => ++computed)
+      const answer = await ctx.elicit('toString', { message: 'm', requestedSchema: { type: 'object', properties: {} } })
+      return `${computed} ${answer.action}`
+    })
+    const handler = createFetchHandler(server)
+    const first = await rpc(handler, 'tools/call', { name: 't', _meta: META_2026({ elicitation: {} }) })
+    expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { toString: { method: 'elicitation/create' } } })
+    const second = await rpc(handler, 'tools/call', {
+      name: 't', _meta: META_2026({ elicitation: {} }),
+      inputResponses: { toString: { action: 'decline' } }, requestState: first.body.result.requestState,
+    })
+    expect(second.body.result.content).toEqual([{ type: 'text', text: '1 decline' }])
+  })
+
+  it('a resource handler returning no contents means not found', async () => {
+    const server = new McpServer({ name: 'r', version: '1' }).resource('test://empty', { name: 'e' }, () => [])
+    const { body } = await rpc(createFetchHandler(server), 'resources/read', { uri: 'test://empty', _meta: META_2026() })
+    expect(body.error).toMatchObject({ code: -32602, data: { uri: 'test://empty' } })
+  })
+
+  it('validation of a huge invalid argument stops early and reports a bounded number of issues', async () => {
+    const server = new McpServer({ name: 'v', version: '1' })
+      .tool('xs', { input: { type: 'object', properties: { xs: { type: 'array', items: { type: 'string' } } } } }, () => 'ok')
+    const { body } = await rpc(createFetchHandler(server, { maxBodyBytes: 8 * 1024 * 1024 }), 'tools/call', { name: 'xs', arguments: { xs: Array(200_000).fill(1) }, _meta: META_2026() })
+    expect(body.result.isError).toBe(true)
+    expect(body.result.content[0].text.length).toBeLessThan(2000)
+  })
+
+  it('unexpected errors reach the client as a bare "Internal error", never with their message', async () => {
+    const server = new McpServer({ name: 'x', version: '1' }).prompt('p', { description: 'p' }, () => {
+      throw new Error('connect postgres://admin:hunter2@db failed')
+    })
+    const { body } = await rpc(createFetchHandler(server), 'prompts/get', { name: 'p', _meta: META_2026() })
+    expect(body.error).toEqual({ code: -32603, message: 'Internal error' })
+  })
+})
+
+describe('requestState binding', () => {
+  const asks = () => new McpServer({ name: 'bind', version: '1', requestState: { secret: TEST_SECRET } })
+    .tool('confirm', { description: 'c' }, async (_a, ctx) => (await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action)
+  const retry = (state: string) => ({ name: 'confirm', _meta: META_2026({ elicitation: {} }), inputResponses: { ok: { action: 'accept' } }, requestState: state })
+  const withUser = (user: string, params: Record<string, unknown>) => ({ ...modernHeaders('tools/call', params), authorization: `Bearer ${user}` })
+
+  it('is bound to the principal: a state issued to alice does not work for bob', async () => {
+    const options: HandlerOptions = { principal: (r) => r.headers.get('authorization')?.slice(7) }
+    const handler = createFetchHandler(asks(), options)
+    const params = { name: 'confirm', _meta: META_2026({ elicitation: {} }) }
+    const first = await rpc(handler, 'tools/call', params, withUser('alice', params))
+    const state = first.body.result.requestState
+    expect((await rpc(handler, 'tools/call', retry(state), withUser('alice', retry(state)))).body.result.content).toEqual([{ type: 'text', text: 'accept' }])
+    const stolen = await rpc(handler, 'tools/call', retry(state), withUser('bob', retry(state)))
+    expect(stolen.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('principal') })
+  })
+
+  it('is bound to the server: another server sharing the secret refuses it', async () => {
+    const first = await rpc(createFetchHandler(asks()), 'tools/call', { name: 'confirm', _meta: META_2026({ elicitation: {} }) })
+    const other = new McpServer({ name: 'other', version: '1', requestState: { secret: TEST_SECRET } })
+      .tool('confirm', { description: 'c' }, async (_a, ctx) => (await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action)
+    const res = await rpc(createFetchHandler(other), 'tools/call', retry(first.body.result.requestState))
+    expect(res.body.error.code).toBe(-32602)
+  })
+})
+
+describe('hosts', () => {
+  const server = new McpServer({ name: 'h', version: '1' }).tool('t', { description: 't' }, () => 't')
+  it('only loopback Host values pass by default; "*" widens it', async () => {
+    expect((await rpc(createFetchHandler(server), 'tools/list', { _meta: META_2026() }, undefined, 'https://mcp.example.com/mcp')).status).toBe(403)
+    expect((await rpc(createFetchHandler(server, { allowedHosts: '*' }), 'tools/list', { _meta: META_2026() }, undefined, 'https://mcp.example.com/mcp')).status).toBe(200)
+  })
+})
+
+describe('header values', () => {
+  it('keep a leading byte-order mark', () => {
+    expect(decodeHeaderValue(encodeHeaderValue('\uFEFFabc'))).toBe('\uFEFFabc')
+  })
+  it('compare integers in decimal only', () => {
+    for (const h of ['0x2A', '4.2e1', '0b101010', ' 42']) expect(headerMatches(h, 42, 'integer')).toBe(false)
+    expect(headerMatches('-42', -42, 'integer')).toBe(true)
+  })
+})
