@@ -17,6 +17,8 @@ export interface RedisBackplane extends Backplane {
   close(): Promise<void>
 }
 
+const PUBLISH_WAIT_MS = 1000
+
 /** Reconnect quickly at first, then every 2 s at most, with jitter so instances do not reconnect in step. */
 const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (0.75 + Math.random() / 2)
 
@@ -30,8 +32,11 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
   const prefix = options.prefix ?? 'mcp-edge:'
   const base: RedisOptions = { retryStrategy, commandTimeout: 2000, ...options.redis }
-  const publisher = options.client ?? (options.url ? new Redis(options.url, base) : new Redis(base))
   const owned = !options.client
+  // Publishes wait a moment for a connection that is coming (start-up, a reconnect) and fail after that;
+  // queued in ioredis instead, a publish could report failure and still go out when Redis is back.
+  const own: RedisOptions = { ...base, enableOfflineQueue: false }
+  const publisher = options.client ?? (options.url ? new Redis(options.url, own) : new Redis(own))
   const local = memoryBackplane()
   const counts = new Map<string, number>()
   /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
@@ -42,7 +47,7 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   const connect = () => {
     if (subscriber) return subscriber
     // Subscriptions wait out an outage (no command timeout); autoResubscribe restores them on reconnect.
-    const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true })
+    const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true, enableOfflineQueue: true })
     s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const event = parseEvent(message.toString('utf8'))
       if (event) local.deliver(channel.toString('utf8').slice(prefix.length), event)
@@ -59,13 +64,28 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     return (subscriber = s)
   }
 
-  publisher.on('error', () => {})
+  if (owned) publisher.on('error', () => {}) // it reconnects by itself; unhandled, errors would be thrown
+  const connected = () =>
+    publisher.status === 'ready'
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          publisher.off('ready', onReady)
+          reject(new Error('Redis is not connected'))
+        }, PUBLISH_WAIT_MS)
+        const onReady = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+        publisher.once('ready', onReady)
+      })
 
   return {
     get channels() {
       return counts.size
     },
     async publish(event) {
+      await connected()
       await publisher.publish(prefix + topicOf(event), JSON.stringify(event))
     },
     async subscribe(topics, listener) {

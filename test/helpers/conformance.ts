@@ -1,0 +1,52 @@
+/** Runs the official conformance CLI (pinned in package.json) against a URL and collects its checks. */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = process.cwd()
+const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
+// The CLI needs fs.globSync (Node 22); this hook supplies it on Node 20.
+const REGISTER = join(ROOT, 'test/conformance/register.mjs')
+
+export interface Check { id: string; status: string; errorMessage?: string }
+
+/** The scenarios the frozen 2026-07-28 requirement set lists for servers. */
+export const REQUIRED: string[] = readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml'), 'utf8')
+  .split('\nclient:')[0]!.split('\n').filter((l) => /^ {2}- /.test(l)).map((l) => l.trim().slice(2))
+
+export const LISTEN_CHECKS = [
+  'sep-2575-server-sends-subscription-ack',
+  'sep-2575-server-tags-subscription-id',
+  'sep-2575-server-honors-notification-filter',
+  'sep-2575-server-sends-tools-list-changed-on-subscription',
+  'sep-2575-server-sends-prompts-list-changed-on-subscription',
+]
+
+export function runConformance(url: string, args: string[]): Promise<{ code: number; output: string; results: Map<string, Check[]> }> {
+  const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', REGISTER, CLI, 'server', '--url', url, ...args, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (c) => (output += c))
+    child.stderr.on('data', (c) => (output += c))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const results = new Map<string, Check[]>()
+      for (const dir of readdirSync(out)) {
+        const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '')
+        results.set(scenario, JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')))
+      }
+      resolve({ code: code ?? 1, output, results })
+    })
+  })
+}
+
+export const summary = (output: string) => output.split('\n').filter((l) => /^[✓✗]|^Total|scored|^\s+[✓✗]/.test(l)).join('\n')
+
+export const problems = (results: Map<string, Check[]>, scenarios?: string[], bad = ['FAILURE']) =>
+  [...results].filter(([s]) => !scenarios || scenarios.includes(s))
+    .flatMap(([s, checks]) => checks.filter((c) => bad.includes(c.status)).map((c) => `${s}: ${c.id} ${c.status} ${c.errorMessage ?? ''}`))
+
+export const statuses = (results: Map<string, Check[]>, scenario: string, ids: string[]) =>
+  ids.map((id) => [id, results.get(scenario)?.find((c) => c.id === id)?.status])

@@ -1,0 +1,99 @@
+/**
+ * The everything Worker under `wrangler dev` (npm run dev): the conformance suite, the SDK v2 client with
+ * listen(), and progress that streams as it happens. This is the real CLI, workerd and the hub DOs.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary } from '../helpers/conformance.js'
+
+let dev: ChildProcess
+let port: number
+const until = async (condition: () => boolean, ms = 5000) => {
+  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+  }
+}
+
+beforeAll(async () => {
+  const probe = createServer()
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+  port = (probe.address() as { port: number }).port
+  await new Promise((r) => probe.close(r))
+  // Its own process group: stopping wrangler must also stop the workerd processes it started.
+  dev = spawn('scripts/dev.sh', ['--var', 'MCP_REQUEST_STATE_SECRET:wrangler-dev-test-secret-0123456789', '--persist-to', '.wrangler/test-state', '--show-interactive-dev-session=false'], {
+    env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  await new Promise<void>((resolve, reject) => {
+    const on = (c: Buffer) => {
+      log += c
+      if (/Ready on http:\/\/127\.0\.0\.1:\d+/.test(log)) resolve()
+    }
+    dev.stdout!.on('data', on)
+    dev.stderr!.on('data', on)
+    dev.once('exit', () => reject(new Error(`wrangler dev exited: ${log}`)))
+    setTimeout(() => reject(new Error(`wrangler dev did not start: ${log}`)), 60_000)
+  })
+}, 90_000)
+
+afterAll(async () => {
+  if (!dev || dev.exitCode !== null) return
+  const exited = once(dev, 'exit')
+  process.kill(-dev.pid!, 'SIGTERM')
+  await exited
+})
+
+async function client() {
+  const c = new Client({ name: 'wrangler-dev-test', version: '1.0.0' }, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    capabilities: { elicitation: { form: {} } },
+  })
+  c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Workers' } }))
+  await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))
+  return c
+}
+
+describe('wrangler dev', () => {
+  it('passes the conformance requirement set, listen checks included', async () => {
+    const { output, results } = await runConformance(`http://localhost:${port}/mcp`, ['--requirements', '2026-07-28'])
+    console.log(summary(output))
+    expect(problems(results, REQUIRED)).toEqual([])
+    expect(statuses(results, 'server-stateless', LISTEN_CHECKS)).toEqual(LISTEN_CHECKS.map((id) => [id, 'SUCCESS']))
+  }, 240_000)
+
+  it('serves the SDK v2 client: calls, MRTR, and progress spread over time', async () => {
+    const c = await client()
+    expect((await c.discover()).supportedVersions).toContain('2026-07-28')
+    expect((await c.callTool({ name: 'add', arguments: { a: 40, b: 2 } })).structuredContent).toEqual({ sum: 42 })
+    expect((await c.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).content).toEqual([{ type: 'text', text: 'Hello, Workers!' }])
+    const stamps: number[] = []
+    const started = Date.now()
+    await c.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onprogress: () => void stamps.push(Date.now()) })
+    await until(() => stamps.length === 3)
+    // The tool waits 50 ms between reports: they must arrive as they happen, not in one burst at the end.
+    expect(stamps[2]! - stamps[0]!).toBeGreaterThanOrEqual(80)
+    expect(stamps[0]! - started).toBeLessThan(stamps[2]! - started)
+    await c.close()
+  })
+
+  it('delivers list changes to the SDK client listen() through the hub', async () => {
+    const listener = await client()
+    const actor = await client()
+    const seen: string[] = []
+    listener.setNotificationHandler('notifications/tools/list_changed', () => void seen.push('tools'))
+    listener.setNotificationHandler('notifications/resources/updated', (n) => void seen.push(n.params.uri))
+    const subscription = await listener.listen({ toolsListChanged: true, resourceSubscriptions: ['test://watched-resource'] })
+    await actor.callTool({ name: 'test_trigger_tool_change', arguments: {} })
+    await actor.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await until(() => seen.length === 2)
+    expect(seen.sort()).toEqual(['test://watched-resource', 'tools'])
+    await subscription.close()
+    await listener.close()
+    await actor.close()
+  })
+})
