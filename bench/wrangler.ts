@@ -1,0 +1,34 @@
+/** Starts the everything Worker under `wrangler dev` (scripts/dev.sh) for a benchmark, and stops it with its workerd. */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+
+export async function startWranglerDev(extra: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+  const probe = createServer()
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+  const port = (probe.address() as { port: number }).port
+  await new Promise((r) => probe.close(r))
+  const child = spawn('scripts/dev.sh', ['--persist-to', '.wrangler/bench-state', '--show-interactive-dev-session=false', ...extra], {
+    env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  await new Promise<void>((resolve, reject) => {
+    const on = (c: Buffer) => {
+      log += c
+      if (/Ready on http:\/\/127\.0\.0\.1:\d+/.test(log)) resolve()
+    }
+    child.stdout!.on('data', on)
+    child.stderr!.on('data', on)
+    child.once('exit', () => reject(new Error(`wrangler dev exited: ${log}`)))
+  })
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      const exited = once(child, 'exit')
+      process.kill(-child.pid!, 'SIGTERM')
+      await exited
+    },
+  }
+}
