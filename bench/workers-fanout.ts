@@ -2,14 +2,14 @@
  * Fan-out through McpHub under `wrangler dev`: N listen streams on the tools list (one topic, so one hub
  * serves them all), then a tool call from another connection changes the list; reports publish-to-delivery
  * delay over every stream, for growing N.
- *   node --import tsx bench/workers-fanout.ts [--streams 100,500,1000,2000] [--rounds 10]
+ *   node --import tsx bench/workers-fanout.ts [--streams 100,500,1000,2000,4000] [--rounds 10]
  */
 import { Agent, request, type ClientRequest } from 'node:http'
 import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
 import { startWranglerDev } from './wrangler.js'
 
-const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000' }, rounds: { type: 'string', default: '10' } } })
+const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000,4000' }, rounds: { type: 'string', default: '10' } } })
 const ROUNDS = Number(values.rounds)
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
 const now = () => performance.timeOrigin + performance.now()

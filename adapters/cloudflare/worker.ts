@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { createFetchHandler, type FetchHandler, type HandlerOptions } from '../../src/http/handler.js'
 import type { McpServer } from '../../src/server/server.js'
 import { hubBackplane } from './backplane.js'
-import type { McpHub } from './hub.js'
+import { McpHub } from './hub.js'
 
 export interface WorkerOptions extends HandlerOptions {
   /** Endpoint path (default `/mcp`). */
@@ -26,6 +26,8 @@ export interface McpWorker {
    * `queue` or other handlers before `server.notify.*`, so that those changes reach the hubs too.
    */
   bind(env: Record<string, unknown>): void
+  /** The hub Durable Object class, for `export const { McpHub } = worker` (the export name is what wrangler.toml binds). */
+  readonly McpHub: typeof McpHub
 }
 
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
@@ -60,5 +62,5 @@ export function createWorker(server: McpServer, options: WorkerOptions = {}): Mc
 
   const app = new Hono<{ Bindings: Record<string, unknown> }>()
   app.all(options.path ?? '/mcp', (c) => bind(c.env)(c.req.raw, { env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) }))
-  return { fetch: app.fetch, app, bind: (env) => void bind(env) }
+  return { fetch: app.fetch, app, bind: (env) => void bind(env), McpHub }
 }
