@@ -5,7 +5,8 @@ export type {
   ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn,
 } from './server/definitions.js'
 export type { SchemaInput, StandardSchema } from './server/schema.js'
-export { createApp, createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
+export { createApp } from './http/app.js'
+export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
 export { McpError } from './protocol/errors.js'
 export { ERROR, META, LOG_LEVELS, type LogLevel } from './protocol/constants.js'

@@ -1,5 +1,10 @@
 import { fnv1a, parseEvent, shardOf, topicOf, type Backplane, type Listener, type Subscription } from '../../src/state/backplane.js'
-import { MAX_TAGS, TOPICS_HEADER, type McpHub } from './hub.js'
+import type { McpHub } from './hub.js'
+
+/** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
+export const MAX_TAGS = 10
+/** The header of the WebSocket upgrade that names a socket's tags. */
+export const TOPICS_HEADER = 'x-mcp-topics'
 
 export interface HubBackplaneOptions {
   /** The McpHub namespace; a function so that it can be looked up once bindings exist. */

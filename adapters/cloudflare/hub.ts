@@ -1,8 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 
-/** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
-export const MAX_TAGS = 10
-export const TOPICS_HEADER = 'x-mcp-topics'
+import { MAX_TAGS, TOPICS_HEADER } from './backplane.js'
 
 /**
  * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they

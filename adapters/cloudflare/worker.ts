@@ -1,8 +1,7 @@
-import { Hono } from 'hono'
 import { createFetchHandler, type FetchHandler, type HandlerOptions } from '../../src/http/handler.js'
 import type { McpServer } from '../../src/server/server.js'
 import { hubBackplane } from './backplane.js'
-import { McpHub } from './hub.js'
+import type { McpHub } from './hub.js'
 
 export interface WorkerOptions extends HandlerOptions {
   /** Endpoint path (default `/mcp`). */
@@ -17,17 +16,16 @@ export interface WorkerOptions extends HandlerOptions {
 }
 
 export interface McpWorker {
-  /** The Worker's fetch handler: `export default worker`. */
-  fetch(request: Request, env: Record<string, unknown>, ctx: ExecutionContext): Response | Promise<Response>
-  /** The Hono app behind it, to add routes of your own next to the MCP endpoint. */
-  readonly app: Hono<{ Bindings: Record<string, unknown> }>
+  /**
+   * The Worker's fetch handler: `export default worker`. It answers the MCP endpoint and 404 elsewhere; to
+   * serve routes of your own beside it, mount it in a Hono app (see the README).
+   */
+  fetch(request: Request, env: Record<string, unknown>, ctx: ExecutionContext): Promise<Response>
   /**
    * Connects the server to this Worker's bindings. Requests do it themselves; call it in `scheduled`,
    * `queue` or other handlers before `server.notify.*`, so that those changes reach the hubs too.
    */
   bind(env: Record<string, unknown>): void
-  /** The hub Durable Object class, for `export const { McpHub } = worker` (the export name is what wrangler.toml binds). */
-  readonly McpHub: typeof McpHub
 }
 
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
@@ -47,7 +45,7 @@ export function createWorker(server: McpServer, options: WorkerOptions = {}): Mc
     const secret = env[secretName]
     if (!server.hasRequestStateSecret) {
       if (typeof secret === 'string' && secret !== '') server.useRequestStateSecret(secret)
-      else console.warn(`mcp-edge: no ${secretName} secret; input requests only work while one isolate answers every round`)
+      else console.warn(`mcp-edge: no ${secretName}: input requests work only while one isolate answers every round`)
     }
     const namespace = env[hubName] as DurableObjectNamespace<McpHub> | undefined
     if (namespace && !server.options.backplane) server.useBackplane(hubBackplane({ namespace: () => namespace, shards: options.shards }))
@@ -60,7 +58,11 @@ export function createWorker(server: McpServer, options: WorkerOptions = {}): Mc
     }))
   }
 
-  const app = new Hono<{ Bindings: Record<string, unknown> }>()
-  app.all(options.path ?? '/mcp', (c) => bind(c.env)(c.req.raw, { env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) }))
-  return { fetch: app.fetch, app, bind: (env) => void bind(env), McpHub }
+  const path = options.path ?? '/mcp'
+  // No router here: a Worker pays for every byte it ships (cold start), and one path needs none.
+  const fetch = async (request: Request, env: Record<string, unknown>, ctx: ExecutionContext) => {
+    if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
+    return bind(env)(request, { env, waitUntil: (p) => ctx.waitUntil(p) })
+  }
+  return { fetch, bind: (env) => void bind(env) }
 }

@@ -1,7 +1,8 @@
 import { createAdaptorServer } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createApp, type HandlerOptions } from '../../src/http/handler.js'
+import { createApp } from '../../src/http/app.js'
+import type { HandlerOptions } from '../../src/http/handler.js'
 import { LOOPBACK_HOSTS } from '../../src/http/security.js'
 import type { McpServer } from '../../src/server/server.js'
 

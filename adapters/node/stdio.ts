@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import { errorResponse, McpError, toMcpError } from '../../src/protocol/errors.js'
 import { classify, notification, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../../src/protocol/jsonrpc.js'
 import { ERROR } from '../../src/protocol/constants.js'
+import { Cancellation } from '../../src/server/cancellation.js'
 import { dispatch } from '../../src/server/dispatch.js'
 import { openListen, planListen } from '../../src/server/listen.js'
 import { prepare } from '../../src/server/prepare.js'
@@ -36,7 +37,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const limit = options.maxMessageBytes ?? 4 * 1024 * 1024
-  const inFlight = new Map<string, AbortController>()
+  const inFlight = new Map<string, Cancellation>()
   const running = new Set<Promise<unknown>>()
   const subscriptions = new Map<string, ListenEntry>()
   const key = (id: JsonRpcId) => JSON.stringify(id)
@@ -82,14 +83,14 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       else entry.unsubscribe = unsubscribe
       return
     }
-    const abort = new AbortController()
-    inFlight.set(k, abort)
+    const cancel = new Cancellation()
+    inFlight.set(k, cancel)
     try {
-      const result = await dispatch(server, { ...prepared, signal: abort.signal, emit: (n) => abort.signal.aborted || write(n), env: options.env })
-      if (!abort.signal.aborted) write(resultResponse(message.id, result))
+      const result = await dispatch(server, { ...prepared, cancel, emit: (n) => cancel.aborted || write(n), env: options.env })
+      if (!cancel.aborted) write(resultResponse(message.id, result))
     } catch (e) {
       // A cancelled request gets no answer at all, not even the error its cancellation caused.
-      if (!abort.signal.aborted) throw e
+      if (!cancel.aborted) throw e
     } finally {
       inFlight.delete(k)
     }
@@ -157,7 +158,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       await new Promise((r) => setImmediate(r))
     }
     for (const k of [...subscriptions.keys()]) endSubscription(k, true)
-    for (const abort of inFlight.values()) abort.abort(new Error('the server is stopping'))
+    for (const cancel of inFlight.values()) cancel.abort(new Error('the server is stopping'))
     // Resolve once what was written has been handed to the OS, so that exiting loses nothing.
     if (output.writable) output.write('', () => finish())
     else finish()

@@ -2,7 +2,7 @@
  * The conformance fixture ("everything" server): every tool, resource, template and prompt the official
  * conformance suite exercises, defined once and served by every runtime entry point.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { McpServer, type ServerOptions } from '../../src/index.js'
 import { PNG_BASE64, WAV_BASE64 } from './media.js'
 

@@ -5,10 +5,14 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
 const tooLarge = (limit: number) => new McpError(ERROR.INVALID_REQUEST, `Request body exceeds ${limit} bytes`, undefined, 413)
 
-/** Reads a body as UTF-8 without ever holding more than `limit` bytes of it (a lying Content-Length included). */
+/** Reads a body as UTF-8 without ever holding more than `limit` bytes of it. */
 export async function readBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? NaN)
+  const length = request.headers.get('content-length')
+  const declared = length === null ? NaN : Number(length)
   if (declared > limit) throw tooLarge(limit)
+  // HTTP servers deliver exactly Content-Length bytes, so a declared length within the limit needs no
+  // counting, and text() is the runtimes' fast path. Without one (chunked), count as the bytes come.
+  if (Number.isSafeInteger(declared) && declared >= 0) return request.text()
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []

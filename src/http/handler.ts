@@ -1,15 +1,15 @@
-import { Hono } from 'hono'
 import { ERROR, HEADER } from '../protocol/constants.js'
 import { errorResponse, McpError, toMcpError } from '../protocol/errors.js'
 import { classify, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import { dispatch } from '../server/dispatch.js'
+import { Cancellation } from '../server/cancellation.js'
+import { dispatch, type Call } from '../server/dispatch.js'
 import { prepare, type Prepared } from '../server/prepare.js'
 import type { McpServer } from '../server/server.js'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
 import { listen, type ListenContext, type ListenOptions } from './listen.js'
 import { checkMcpHeaders } from './mcp-headers.js'
-import { corsHeaders, preflightHeaders, rejectReason, type SecurityOptions } from './security.js'
-import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive } from './sse.js'
+import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
+import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive, type SseStream } from './sse.js'
 
 export interface HandlerOptions extends SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
@@ -50,8 +50,9 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     keepAlives,
     listen: { ...options.listen, keepAlives, open: new Set() },
   }
-  const handler = async (request: Request, runtime: RuntimeContext = {}) => {
-    const refused = rejectReason(request, options)
+  const guard = requestGuard(options)
+  const handler = async (request: Request, runtime: RuntimeContext = NO_RUNTIME) => {
+    const refused = guard(request)
     if (refused) return json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Forbidden: ${refused}`)), 403)
     const cors = corsHeaders(request)
     switch (request.method) {
@@ -69,16 +70,6 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
       for (const end of [...context.listen.open]) end()
     },
   })
-}
-
-/**
- * A Hono app serving the MCP endpoint at `path` (default `/mcp`); mount it in a larger app with
- * `app.route('/', ...)`. `close` ends its listen streams gracefully.
- */
-export function createApp(server: McpServer, options: HandlerOptions & { path?: string } = {}): Hono & { close(): Promise<void> } {
-  const handler = createFetchHandler(server, options)
-  const app = new Hono().all(options.path ?? '/mcp', (c) => handler(c.req.raw, { env: c.env }))
-  return Object.assign(app, { close: handler.close })
 }
 
 interface HandlerContext {
@@ -128,30 +119,26 @@ async function post(context: HandlerContext, request: Request, runtime: RuntimeC
  * closing that stream, or the request's own abort signal, aborts the handler; nothing is written after.
  */
 function respond(server: McpServer, prepared: Prepared, request: Request, runtime: RuntimeContext, keepAlives: KeepAlive): Promise<Response> {
-  const abort = new AbortController()
-  const onAbort = () => abort.abort(request.signal.reason)
-  if (request.signal.aborted) onAbort()
-  else request.signal.addEventListener('abort', onAbort, { once: true })
-
   return new Promise<Response>((resolve) => {
-    let stream: ReturnType<typeof sseStream> | undefined
+    let stream: SseStream | undefined
     let settled = false
+    const cancel = new Cancellation(() => request.signal)
     const emit = (message: JsonRpcNotification) => {
-      if (settled || abort.signal.aborted) return
+      if (settled || cancel.aborted) return
       if (!stream) {
-        stream = sseStream(keepAlives, () => abort.abort(new Error('client closed the stream')))
+        stream = sseStream(keepAlives, () => cancel.abort(new Error('client closed the stream')))
         resolve(new Response(stream.body, { status: 200, headers: SSE_HEADERS }))
       }
       stream.write(message)
     }
     const finish = (message: JsonObject, status: number) => {
       settled = true
-      request.signal.removeEventListener('abort', onAbort)
       if (!stream) return resolve(json(message, status))
-      if (!abort.signal.aborted) stream.write(message)
+      if (!cancel.aborted) stream.write(message)
       stream.close()
     }
-    dispatch(server, { ...prepared, signal: abort.signal, emit, request, env: runtime.env, waitUntil: runtime.waitUntil }).then(
+    const call: Call = Object.assign(prepared, { cancel, emit, request, env: runtime.env, waitUntil: runtime.waitUntil })
+    dispatch(server, call).then(
       (result) => finish(resultResponse(prepared.id, result), 200),
       (e) => {
         const error = toMcpError(e)
@@ -166,8 +153,11 @@ function errorJson(id: JsonRpcId | undefined, e: unknown): Response {
   return json(errorResponse(id, error), error.status)
 }
 
-function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+const JSON_HEADERS = { 'content-type': 'application/json' }
+const NO_RUNTIME: RuntimeContext = {}
+
+function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {

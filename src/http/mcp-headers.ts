@@ -14,10 +14,12 @@ const NAME_SOURCE: Record<string, string> = { 'tools/call': 'name', 'prompts/get
  */
 export function checkMcpHeaders(headers: Headers, method: string, params: JsonObject, profile: Profile, server: McpServer): void {
   const mismatch = (message: string) => new McpError(profile.headerMismatchCode, `Header mismatch: ${message}`, undefined, 400)
+  const differs = (header: string, got: string, want: string) => mismatch(`${header} header value '${got}' does not match body value ${want}`)
+  const invalid = (header: string) => mismatch(`${header} header value is not valid (visible ASCII or =?base64?...?=)`)
 
   const methodHeader = headers.get(HEADER.method)
   if (methodHeader === null) throw mismatch('the required Mcp-Method header is missing')
-  if (methodHeader.trim() !== method) throw mismatch(`Mcp-Method header value '${methodHeader.trim()}' does not match body value '${method}'`)
+  if (methodHeader.trim() !== method) throw differs('Mcp-Method', methodHeader.trim(), `'${method}'`)
 
   const source = NAME_SOURCE[method]
   const bodyName = source === undefined ? undefined : params[source]
@@ -25,8 +27,8 @@ export function checkMcpHeaders(headers: Headers, method: string, params: JsonOb
     const raw = headers.get(HEADER.name)
     if (raw === null) throw mismatch(`the Mcp-Name header is required for ${method}`)
     const value = decodeHeaderValue(raw)
-    if (value === undefined) throw mismatch('Mcp-Name header value is not valid (visible ASCII or =?base64?...?=)')
-    if (value !== bodyName) throw mismatch(`Mcp-Name header value '${value}' does not match body value '${bodyName}'`)
+    if (value === undefined) throw invalid('Mcp-Name')
+    if (value !== bodyName) throw differs('Mcp-Name', value, `'${bodyName}'`)
   }
 
   if (method !== 'tools/call' || typeof bodyName !== 'string') return
@@ -44,9 +46,7 @@ export function checkMcpHeaders(headers: Headers, method: string, params: JsonOb
     }
     if (raw === null) throw mismatch(`the ${name} header is required when argument ${param.path.join('.')} is set`)
     const decoded = decodeHeaderValue(raw)
-    if (decoded === undefined) throw mismatch(`${name} header value is not valid (visible ASCII or =?base64?...?=)`)
-    if (!headerMatches(decoded, value, param.type)) {
-      throw mismatch(`${name} header value '${decoded}' does not match body value ${JSON.stringify(value)}`)
-    }
+    if (decoded === undefined) throw invalid(name)
+    if (!headerMatches(decoded, value, param.type)) throw differs(name, decoded, JSON.stringify(value))
   }
 }

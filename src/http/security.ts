@@ -20,41 +20,40 @@ const ALLOWED_REQUEST_HEADERS = [
   'traceparent', 'tracestate', 'baggage',
 ]
 
-function hostMatches(host: string, allowed: string[] | '*'): boolean {
-  if (allowed === '*') return true
-  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!
-  return allowed.some((a) => {
-    const entry = a.toLowerCase()
-    return entry === host || entry === hostname
-  })
+/** Host and Origin checks, prepared once per handler: the allow-lists lowercased into sets. */
+export function requestGuard(options: SecurityOptions): (request: Request) => string | undefined {
+  const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()))
+  const origins = options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [])
+  const hostAllowed = (host: string) => {
+    if (hosts === '*' || hosts.has(host)) return true
+    const colon = host.startsWith('[') ? host.indexOf(']') + 1 : host.indexOf(':')
+    return colon > 0 && hosts.has(host.slice(0, colon))
+  }
+  /** The reason a request must be refused with 403, or undefined when it may pass. */
+  return (request) => {
+    const host = (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()
+    if (!hostAllowed(host)) return `Host ${host} is not allowed (see the allowedHosts option)`
+    const origin = request.headers.get('origin')
+    if (origin === null || origins === '*' || origins.has(origin) || sameOrigin(origin, host)) return undefined
+    return `Origin ${origin} is not allowed`
+  }
 }
 
-/** The reason a request must be refused with 403, or undefined when it may pass. */
-export function rejectReason(request: Request, options: SecurityOptions): string | undefined {
-  const host = (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()
-  if (!hostMatches(host, options.allowedHosts ?? LOOPBACK_HOSTS)) return `Host ${host} is not allowed (see the allowedHosts option)`
-  const origin = request.headers.get('origin')
-  if (origin === null || originAllowed(origin, host, options)) return undefined
-  return `Origin ${origin} is not allowed`
-}
-
-function originAllowed(origin: string, host: string, options: SecurityOptions): boolean {
-  if (options.allowedOrigins === '*') return true
-  if (options.allowedOrigins?.includes(origin)) return true
-  let originHost: string
+function sameOrigin(origin: string, host: string): boolean {
   try {
-    originHost = new URL(origin).host.toLowerCase()
+    // Same origin as the Host the request was sent to (which passed the Host check).
+    return new URL(origin).host.toLowerCase() === host
   } catch {
     return false // "null" and other opaque origins
   }
-  // Same origin as the Host the request was sent to (which passed the Host check).
-  return originHost === host
 }
+
+const NONE: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 /** CORS response headers for an accepted cross-origin request. */
 export function corsHeaders(request: Request): Record<string, string> {
   const origin = request.headers.get('origin')
-  if (origin === null) return {}
+  if (origin === null) return NONE
   return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate' }
 }
 

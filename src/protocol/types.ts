@@ -83,6 +83,7 @@ export interface CallToolResult {
   structuredContent?: unknown
   isError?: boolean
   _meta?: Meta
+  [key: string]: unknown
 }
 
 export interface Resource {
@@ -122,7 +123,7 @@ export interface Prompt {
 }
 
 export interface PromptMessage { role: 'user' | 'assistant'; content: ContentBlock }
-export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta }
+export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta; [key: string]: unknown }
 
 export interface CompleteResult { completion: { values: string[]; total?: number; hasMore?: boolean } }
 

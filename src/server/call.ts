@@ -3,8 +3,11 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { CachePolicy, ClientCapabilities, Implementation } from '../protocol/types.js'
-import { createContext, type RequestContext } from './context.js'
+import type { Cancellation } from './cancellation.js'
+import { Context, type RequestContext } from './context.js'
 import { InputRequired, inputRequiredResult, openRound, type Round } from './input.js'
+import { page } from './cursor.js'
+import type { ListName } from './definitions.js'
 import type { McpServer } from './server.js'
 
 /** One request, already past envelope and header validation, as the transports hand it over. */
@@ -17,7 +20,7 @@ export interface Call {
   clientInfo?: Implementation
   logLevel?: LogLevel
   progressToken?: string | number
-  signal: AbortSignal
+  cancel: Cancellation
   /** Where progress and log notifications go (the request's SSE stream, or stdio). */
   emit: (message: JsonRpcNotification) => void
   request?: Request
@@ -29,34 +32,23 @@ export interface Call {
 
 export type Method = (server: McpServer, call: Call) => Promise<JsonObject>
 
-export function contextFor(call: Call, round?: Round): RequestContext {
-  return createContext({
-    id: call.id,
-    method: call.method,
-    profile: call.profile,
-    capabilities: call.capabilities,
-    clientInfo: call.clientInfo,
-    meta: isObject(call.params._meta) ? call.params._meta : {},
-    logLevel: call.logLevel,
-    progressToken: call.progressToken,
-    signal: call.signal,
-    emit: call.emit,
-    round,
-    request: call.request,
-    env: call.env,
-    waitUntil: call.waitUntil,
-  })
-}
-
-/** Runs a handler that may ask for input, turning an unanswered request into an `input_required` result. */
+/**
+ * Runs a handler that may ask for input, turning an unanswered request into an `input_required` result.
+ * A retry (it carries requestState or inputResponses) has its state checked before the handler runs; a
+ * first round opens its (empty) state only if the handler asks for something.
+ */
 export async function withInput(server: McpServer, call: Call, run: (ctx: RequestContext) => Promise<JsonObject>): Promise<JsonObject> {
-  const round = call.profile.inputRequiredMethods.has(call.method)
-    ? await openRound(server, call.method, call.params, call.principal)
-    : undefined
+  let round: Round | (() => Promise<Round>) | undefined
+  if (call.profile.inputRequiredMethods.has(call.method)) {
+    const open = () => openRound(server, call.method, call.params, call.principal)
+    round = call.params.requestState !== undefined || call.params.inputResponses !== undefined ? await open() : open
+  }
+  const ctx = new Context(call, round)
   try {
-    return await run(contextFor(call, round))
+    return await run(ctx)
   } catch (e) {
-    if (e instanceof InputRequired && round) return inputRequiredResult(server, round, e.requests)
+    const opened = ctx.openedRound
+    if (e instanceof InputRequired && opened) return inputRequiredResult(server, opened, e.requests)
     throw e
   }
 }
@@ -79,4 +71,10 @@ export function argumentsOf(params: JsonObject): JsonObject {
 
 export const enabled = <E extends { enabled: boolean }>(map: Map<string, E>): E[] => [...map.values()].filter((e) => e.enabled)
 
-export const pageSize = (server: McpServer): number => server.options.pageSize ?? 100
+/** One page of a list result, with its caching hints: `{ [list]: items, nextCursor? }`. */
+export function listPage(server: McpServer, call: Call, list: ListName, items: readonly unknown[]): JsonObject {
+  const { items: shown, nextCursor } = page(items, list, call.params.cursor, server.options.pageSize ?? 100)
+  const result: JsonObject = { [list]: shown }
+  if (nextCursor !== undefined) result.nextCursor = nextCursor
+  return cached(call, server.cachePolicy(list), result)
+}

@@ -1,6 +1,6 @@
 import { LOG_LEVELS, type LogLevel } from '../protocol/constants.js'
-import { notification, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import type { Profile } from '../protocol/profiles.js'
+import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
+import type { Call } from './call.js'
 import type {
   ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Implementation,
   InputRequest, InputResponseFor, ListRootsResult,
@@ -44,76 +44,104 @@ export interface RequestContext {
   memo<T>(key: string, compute: () => T | Promise<T>): Promise<T>
 }
 
-export interface ContextInit {
-  id: JsonRpcId
-  method: string
-  profile: Profile
-  capabilities: ClientCapabilities
-  clientInfo?: Implementation
-  meta: JsonObject
-  logLevel?: LogLevel
-  progressToken?: string | number
-  signal: AbortSignal
-  emit: (message: JsonRpcNotification) => void
-  round?: Round
-  request?: Request
-  env?: unknown
-  waitUntil?: (promise: Promise<unknown>) => void
-}
+/**
+ * The RequestContext of one request. A class, so that its methods live once on the prototype instead of as
+ * closures made for every request: the hot path allocates little.
+ */
+export class Context implements RequestContext {
+  readonly #call: Call
+  #round: Round | (() => Promise<Round>) | undefined
+  #lastProgress = -Infinity
+  #client: RequestContext['client'] | undefined
 
-export function createContext(init: ContextInit): RequestContext {
-  const { profile, round, emit, signal } = init
-  let lastProgress = -Infinity
-  const threshold = init.logLevel === undefined ? Infinity : LOG_LEVELS.indexOf(init.logLevel)
-
-  const ask = async (requests: Record<string, InputRequest>) => {
-    if (profile.era === 'legacy') throw legacyInputError(profile)
-    if (!round) throw new Error(`${init.method} cannot ask the client for input (only tools/call, prompts/get and resources/read can)`)
-    return answer(round, requests, init.capabilities, profile)
+  /** `round`: the multi-round state, or how to open it on first use; none where input cannot be asked for. */
+  constructor(call: Call, round?: Round | (() => Promise<Round>)) {
+    this.#call = call
+    this.#round = round
   }
 
-  return {
-    signal,
-    requestId: init.id,
-    method: init.method,
-    protocolVersion: profile.version,
-    client: { info: init.clientInfo, capabilities: init.capabilities },
-    meta: init.meta,
-    request: init.request,
-    env: init.env,
-    waitUntil(promise) {
-      if (init.waitUntil) init.waitUntil(promise)
-      else promise.catch((e) => console.error('mcp-edge: a waitUntil promise failed', e))
-    },
-    progress(progress, total, message) {
-      if (init.progressToken === undefined || signal.aborted || !(progress > lastProgress)) return
-      lastProgress = progress
-      const params: JsonObject = { progressToken: init.progressToken, progress }
-      if (total !== undefined) params.total = total
-      if (message !== undefined) params.message = message
-      emit(notification('notifications/progress', params))
-    },
-    log(level, data, logger) {
-      if (signal.aborted || LOG_LEVELS.indexOf(level) < threshold) return
-      const params: JsonObject = { level, data }
-      if (logger !== undefined) params.logger = logger
-      emit(notification('notifications/message', params))
-    },
-    ask: ask as RequestContext['ask'],
-    async elicit(key, params) {
-      return (await ask({ [key]: { method: 'elicitation/create', params } }))[key] as ElicitResult
-    },
-    async sample(key, params) {
-      return (await ask({ [key]: { method: 'sampling/createMessage', params } }))[key] as CreateMessageResult
-    },
-    async listRoots(key) {
-      return (await ask({ [key]: { method: 'roots/list', params: {} } }))[key] as ListRootsResult
-    },
-    async memo(key, compute) {
-      if (round && Object.hasOwn(round.memo, key)) return round.memo[key] as never
-      const value = await compute()
-      if (round) round.memo[key] = value as unknown
-      return value
-    },
+  get signal(): AbortSignal {
+    return this.#call.cancel.signal
+  }
+  get requestId(): JsonRpcId {
+    return this.#call.id
+  }
+  get method(): string {
+    return this.#call.method
+  }
+  get protocolVersion(): string {
+    return this.#call.profile.version
+  }
+  get client(): RequestContext['client'] {
+    return (this.#client ??= { info: this.#call.clientInfo, capabilities: this.#call.capabilities })
+  }
+  get meta(): JsonObject {
+    const meta = this.#call.params._meta
+    return isObject(meta) ? meta : {}
+  }
+  get request(): Request | undefined {
+    return this.#call.request
+  }
+  get env(): unknown {
+    return this.#call.env
+  }
+  /** The multi-round state, if it has been opened. */
+  get openedRound(): Round | undefined {
+    return typeof this.#round === 'function' ? undefined : this.#round
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    if (this.#call.waitUntil) this.#call.waitUntil(promise)
+    else promise.catch((e) => console.error('mcp-edge: a waitUntil promise failed', e))
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const token = this.#call.progressToken
+    if (token === undefined || this.#call.cancel.aborted || !(progress > this.#lastProgress)) return
+    this.#lastProgress = progress
+    const params: JsonObject = { progressToken: token, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.#call.emit(notification('notifications/progress', params))
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const wanted = this.#call.logLevel
+    if (wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted) || this.#call.cancel.aborted) return
+    const params: JsonObject = { level, data }
+    if (logger !== undefined) params.logger = logger
+    this.#call.emit(notification('notifications/message', params))
+  }
+
+  async ask<R extends Record<string, InputRequest>>(requests: R): Promise<{ [K in keyof R]: InputResponseFor<R[K]> }> {
+    const { profile, method, capabilities } = this.#call
+    if (profile.era === 'legacy') throw legacyInputError(profile)
+    if (!this.#round) throw new Error(`${method} cannot ask the client for input`)
+    return answer(await this.#opened(), requests, capabilities, profile) as never
+  }
+
+  async elicit(key: string, params: ElicitRequest['params']): Promise<ElicitResult> {
+    return (await this.ask({ [key]: { method: 'elicitation/create', params } }))[key] as ElicitResult
+  }
+
+  async sample(key: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+    return (await this.ask({ [key]: { method: 'sampling/createMessage', params } }))[key] as CreateMessageResult
+  }
+
+  async listRoots(key: string): Promise<ListRootsResult> {
+    return (await this.ask({ [key]: { method: 'roots/list', params: {} } }))[key] as ListRootsResult
+  }
+
+  async memo<T>(key: string, compute: () => T | Promise<T>): Promise<T> {
+    const round = this.#round ? await this.#opened() : undefined
+    if (round && Object.hasOwn(round.memo, key)) return round.memo[key] as T
+    const value = await compute()
+    if (round) round.memo[key] = value as unknown
+    return value
+  }
+
+  async #opened(): Promise<Round> {
+    if (typeof this.#round === 'function') this.#round = await this.#round()
+    return this.#round!
   }
 }

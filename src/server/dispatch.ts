@@ -33,7 +33,7 @@ const SHARED: Record<string, MethodSpec> = {
 const MODERN: Record<string, MethodSpec> = {
   'server/discover': { run: discover },
   // Served by the transports, which own the stream (see listen.ts); it only has to exist here.
-  'subscriptions/listen': { run: async () => { throw new Error('subscriptions/listen needs a streaming transport') } },
+  'subscriptions/listen': { run: () => Promise.reject(new Error('needs a streaming transport')) },
   ...SHARED,
 }
 
@@ -56,9 +56,13 @@ export function methodSpec(server: McpServer, profile: Profile, method: string):
 export async function dispatch(server: McpServer, call: Call): Promise<JsonObject> {
   const spec = methodSpec(server, call.profile, call.method)
   if (!spec) throw methodNotFound(call.method)
+  // Results are fresh objects made for this request (methods copy what handlers return), so they are
+  // decorated in place.
   const result = await spec.run(server, call)
   if (call.profile.era === 'legacy') return result
-  const out: JsonObject = { resultType: 'complete', ...result }
-  if (call.profile.serverInfoInResultMeta) out._meta = { ...(isObject(result._meta) ? result._meta : {}), [META.serverInfo]: server.info }
-  return out
+  result.resultType ??= 'complete'
+  if (call.profile.serverInfoInResultMeta) {
+    result._meta = isObject(result._meta) ? { ...result._meta, [META.serverInfo]: server.info } : server.infoMeta
+  }
+  return result
 }

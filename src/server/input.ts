@@ -24,7 +24,8 @@ export interface Round {
   readonly gathered: JsonObject
   readonly memo: JsonObject
   readonly method: string
-  readonly digest: string
+  /** Digest of the request's own params, computed only when a state is checked or sealed. */
+  readonly digest: () => Promise<string>
   readonly principal?: string
 }
 
@@ -32,15 +33,15 @@ const IDENTITY_EXCLUDED = new Set(['_meta', 'inputResponses', 'requestState'])
 
 /** Reads `inputResponses` and opens `requestState`, refusing state made for another request. */
 export async function openRound(server: McpServer, method: string, params: JsonObject, principal?: string): Promise<Round> {
-  const identity = Object.fromEntries(Object.entries(params).filter(([k]) => !IDENTITY_EXCLUDED.has(k)))
-  const paramsDigest = await digest(identity)
+  let memoised: Promise<string> | undefined
+  const paramsDigest = () => (memoised ??= digest(Object.fromEntries(Object.entries(params).filter(([k]) => !IDENTITY_EXCLUDED.has(k)))))
   const responses = params.inputResponses
   if (responses !== undefined && !isObject(responses)) throw invalidParams('inputResponses must be an object keyed by input request')
   let state: StatePayload | undefined
   if (params.requestState !== undefined) {
     if (typeof params.requestState !== 'string') throw rejected('it must be a string')
     state = await server.requestState.open(params.requestState)
-    if (state.n !== server.info.name || state.m !== method || state.d !== paramsDigest) throw rejected('it was issued for a different request')
+    if (state.n !== server.info.name || state.m !== method || state.d !== (await paramsDigest())) throw rejected('it was issued for a different request')
     if (state.p !== principal) throw rejected('it was issued to a different principal')
   }
   return {
@@ -81,7 +82,7 @@ export async function inputRequiredResult(server: McpServer, round: Round, reque
   const requestState = await server.requestState.seal({
     n: server.info.name,
     m: round.method,
-    d: round.digest,
+    d: await round.digest(),
     x: Date.now() + server.requestStateTtlMs,
     ...(round.principal === undefined ? {} : { p: round.principal }),
     a: round.gathered,

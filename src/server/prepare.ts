@@ -8,7 +8,7 @@ import { methodSpec } from './dispatch.js'
 import type { McpServer } from './server.js'
 
 /** A request past validation, waiting only for what the transport adds (signal, emit, ...). */
-export type Prepared = Omit<Call, 'signal' | 'emit' | 'request' | 'env' | 'waitUntil'>
+export type Prepared = Omit<Call, 'cancel' | 'emit' | 'request' | 'env' | 'waitUntil'>
 
 export interface TransportFacts {
   /** The MCP-Protocol-Version header; null on transports that have no headers (stdio). */

@@ -35,12 +35,17 @@ const encoder = new TextEncoder()
 
 export type Secret = string | Uint8Array | CryptoKey
 
+export function assertSecretLength(secret: Secret | undefined): void {
+  const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret instanceof Uint8Array ? secret : undefined
+  if (bytes && bytes.byteLength < 32) throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
+}
+
 export async function importStateKey(secret: Secret | undefined): Promise<CryptoKey> {
   if (typeof CryptoKey !== 'undefined' && secret instanceof CryptoKey) return secret
   let raw: Uint8Array
   if (secret === undefined) raw = crypto.getRandomValues(new Uint8Array(32))
   else raw = typeof secret === 'string' ? encoder.encode(secret) : (secret as Uint8Array)
-  if (raw.byteLength < 32) throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
+  assertSecretLength(raw)
   return crypto.subtle.importKey('raw', raw as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
 }
 

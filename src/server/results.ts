@@ -10,9 +10,9 @@ export function toolResult(value: ToolReturn): CallToolResult {
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] }
   if (Array.isArray(value)) return { content: value }
   if (Array.isArray(value.content) || 'structuredContent' in value || 'isError' in value) {
+    // A copy: results are decorated on their way out, and the handler may hand back a shared object.
     const result = value as unknown as CallToolResult
-    if (Array.isArray(result.content)) return result
-    return { ...result, content: textMirror(result.structuredContent) }
+    return Array.isArray(result.content) ? { ...result } : { ...result, content: textMirror(result.structuredContent) }
   }
   // A plain object is the structured result; a text copy keeps clients that ignore structuredContent informed.
   return { content: textMirror(value), structuredContent: value }
@@ -25,7 +25,7 @@ export const toolError = (message: string): CallToolResult => ({ content: [{ typ
 export function promptResult(value: PromptReturn): GetPromptResult {
   if (typeof value === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: value } }] }
   if (Array.isArray(value)) return { messages: value }
-  if (isObject(value) && Array.isArray(value.messages)) return value
+  if (isObject(value) && Array.isArray(value.messages)) return { ...value }
   throw internalError('The prompt handler returned neither text, messages nor a GetPromptResult')
 }
 

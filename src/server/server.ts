@@ -1,3 +1,4 @@
+import { META } from '../protocol/constants.js'
 import { paramHeaders, type ParamHeader } from '../protocol/headers.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import { ALL_VERSIONS, PROFILES } from '../protocol/profiles.js'
@@ -10,7 +11,7 @@ import type {
   ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler,
 } from './definitions.js'
 import { memoryBackplane, type Backplane, type ChangeEvent } from '../state/backplane.js'
-import { stateCodec, type Secret, type StateCodec } from './request-state.js'
+import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
 import { assertObjectSchema, compileSchema, type CompiledSchema, type SchemaInput } from './schema.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 
@@ -78,6 +79,8 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
  */
 export class McpServer {
   readonly info: Implementation
+  /** `_meta` naming this server, shared by every result that has no `_meta` of its own. */
+  readonly infoMeta: Readonly<Record<string, Implementation>>
   readonly options: ServerOptions
   readonly versions: readonly string[]
   readonly requestStateTtlMs: number
@@ -111,6 +114,7 @@ export class McpServer {
     const { name, version, title, description, websiteUrl, icons } = options
     if (!name || !version) throw new Error('McpServer needs a name and a version')
     this.info = strip({ name, version, title, description, websiteUrl, icons })
+    this.infoMeta = Object.freeze({ [META.serverInfo]: this.info })
     this.options = options
     const versions = options.versions ?? ALL_VERSIONS
     const unknown = versions.filter((v) => !PROFILES.has(v))
@@ -337,10 +341,8 @@ export class McpServer {
 }
 
 function codecFor(secret: Secret | undefined): StateCodec {
-  // Check the length now, so that a short secret fails at definition time rather than on first use.
-  if (typeof secret === 'string' ? new TextEncoder().encode(secret).byteLength < 32 : secret instanceof Uint8Array && secret.byteLength < 32) {
-    throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
-  }
+  // Checked now, so that a short secret fails when the server is defined rather than on first use.
+  assertSecretLength(secret)
   return stateCodec(secret)
 }
 

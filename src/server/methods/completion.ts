@@ -1,6 +1,7 @@
 import { invalidParams } from '../../protocol/errors.js'
 import { isObject, type JsonObject } from '../../protocol/jsonrpc.js'
-import { contextFor, type Call } from '../call.js'
+import type { Call } from '../call.js'
+import { Context } from '../context.js'
 import type { Completer } from '../definitions.js'
 import { completion } from '../results.js'
 import type { McpServer } from '../server.js'
@@ -27,5 +28,5 @@ export async function complete(server: McpServer, call: Call): Promise<JsonObjec
   } else {
     throw invalidParams('ref.type must be ref/prompt or ref/resource')
   }
-  return { completion: completer ? completion(await completer(value, { arguments: args, ctx: contextFor(call) })) : { values: [] } }
+  return { completion: completer ? completion(await completer(value, { arguments: args, ctx: new Context(call) })) : { values: [] } }
 }

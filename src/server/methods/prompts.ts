@@ -1,15 +1,12 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { Prompt } from '../../protocol/types.js'
-import { page } from '../cursor.js'
-import { argumentsOf, cached, enabled, pageSize, requireString, withInput, type Call } from '../call.js'
+import { argumentsOf, enabled, listPage, requireString, withInput, type Call } from '../call.js'
 import { promptResult } from '../results.js'
 import type { McpServer } from '../server.js'
 
 export async function listPrompts(server: McpServer, call: Call): Promise<JsonObject> {
-  const all = server.list<Prompt>('prompts', () => enabled(server.prompts).map((e) => e.prompt))
-  const { items, nextCursor } = page(all, 'prompts', call.params.cursor, pageSize(server))
-  return cached(call, server.cachePolicy('prompts'), nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor })
+  return listPage(server, call, 'prompts', server.list<Prompt>('prompts', () => enabled(server.prompts).map((e) => e.prompt)))
 }
 
 export async function getPrompt(server: McpServer, call: Call): Promise<JsonObject> {
@@ -26,5 +23,5 @@ export async function getPrompt(server: McpServer, call: Call): Promise<JsonObje
     const missing = (entry.prompt.arguments ?? []).filter((a) => a.required && typeof raw[a.name] !== 'string').map((a) => a.name)
     if (missing.length > 0) throw invalidParams(`Missing required arguments for prompt ${name}: ${missing.join(', ')}`)
   }
-  return withInput(server, call, async (ctx) => ({ ...promptResult(await entry.handler(args as never, ctx)) }))
+  return withInput(server, call, async (ctx) => promptResult(await entry.handler(args as never, ctx)))
 }

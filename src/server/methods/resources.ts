@@ -1,8 +1,8 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { CachePolicy, Resource, ResourceTemplate } from '../../protocol/types.js'
-import { page } from '../cursor.js'
-import { cached, contextFor, enabled, pageSize, requireString, withInput, type Call } from '../call.js'
+import { cached, enabled, listPage, requireString, withInput, type Call } from '../call.js'
+import { Context } from '../context.js'
 import { resourceContents } from '../results.js'
 import type { McpServer } from '../server.js'
 
@@ -11,19 +11,15 @@ export async function listResources(server: McpServer, call: Call): Promise<Json
   const listing = enabled(server.templates).filter((e) => e.def.list)
   let all = fixed
   if (listing.length > 0) {
-    const ctx = contextFor(call)
+    const ctx = new Context(call)
     const listed = await Promise.all(listing.map((e) => e.def.list!(ctx)))
     all = [...fixed, ...listed.flat()]
   }
-  const { items, nextCursor } = page(all, 'resources', call.params.cursor, pageSize(server))
-  return cached(call, server.cachePolicy('resources'), nextCursor === undefined ? { resources: items } : { resources: items, nextCursor })
+  return listPage(server, call, 'resources', all)
 }
 
 export async function listTemplates(server: McpServer, call: Call): Promise<JsonObject> {
-  const all = server.list<ResourceTemplate>('resourceTemplates', () => enabled(server.templates).map((e) => e.template))
-  const { items, nextCursor } = page(all, 'resourceTemplates', call.params.cursor, pageSize(server))
-  const result = nextCursor === undefined ? { resourceTemplates: items } : { resourceTemplates: items, nextCursor }
-  return cached(call, server.cachePolicy('resourceTemplates'), result)
+  return listPage(server, call, 'resourceTemplates', server.list<ResourceTemplate>('resourceTemplates', () => enabled(server.templates).map((e) => e.template)))
 }
 
 /** A static resource by exact URI, else the first template that matches; nothing (or no contents) is -32602. */

@@ -2,16 +2,13 @@ import { ERROR } from '../../protocol/constants.js'
 import { invalidParams, McpError } from '../../protocol/errors.js'
 import { isObject, type JsonObject } from '../../protocol/jsonrpc.js'
 import type { ClientCapabilities, Tool } from '../../protocol/types.js'
-import { page } from '../cursor.js'
-import { argumentsOf, cached, enabled, pageSize, requireString, withInput, type Call } from '../call.js'
+import { argumentsOf, enabled, listPage, requireString, withInput, type Call } from '../call.js'
 import { InputRequired } from '../input.js'
 import { toolError, toolResult } from '../results.js'
 import type { McpServer } from '../server.js'
 
 export async function listTools(server: McpServer, call: Call): Promise<JsonObject> {
-  const all = server.list<Tool>('tools', () => enabled(server.tools).map((e) => e.tool))
-  const { items, nextCursor } = page(all, 'tools', call.params.cursor, pageSize(server))
-  return cached(call, server.cachePolicy('tools'), nextCursor === undefined ? { tools: items } : { tools: items, nextCursor })
+  return listPage(server, call, 'tools', server.list<Tool>('tools', () => enabled(server.tools).map((e) => e.tool)))
 }
 
 export async function callTool(server: McpServer, call: Call): Promise<JsonObject> {
@@ -29,7 +26,7 @@ export async function callTool(server: McpServer, call: Call): Promise<JsonObjec
   if (entry.input) {
     const checked = await entry.input.validate(args)
     // Invalid arguments are a result the model can read and correct (SEP-1303), not a protocol error.
-    if (!checked.ok) return { ...toolError(`Invalid arguments for tool ${name}: ${checked.issues.join('; ')}`) }
+    if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.issues.join('; ')}`)
     args = checked.value
   }
   return withInput(server, call, async (ctx) => {
@@ -39,7 +36,7 @@ export async function callTool(server: McpServer, call: Call): Promise<JsonObjec
     } catch (e) {
       if (e instanceof InputRequired || (e instanceof McpError && e.code !== ERROR.INTERNAL)) throw e
       // So is a failing tool.
-      return { ...toolError(e instanceof Error ? e.message : String(e)) }
+      return toolError(e instanceof Error ? e.message : String(e))
     }
     if (entry.output && !result.isError) {
       const checked = await entry.output.validate(result.structuredContent)
@@ -48,7 +45,7 @@ export async function callTool(server: McpServer, call: Call): Promise<JsonObjec
         throw new McpError(ERROR.INTERNAL, `Tool ${name} returned a result that does not match its outputSchema`)
       }
     }
-    return { ...result }
+    return result
   })
 }
 

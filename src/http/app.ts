@@ -1,0 +1,13 @@
+import { Hono } from 'hono/tiny'
+import type { McpServer } from '../server/server.js'
+import { createFetchHandler, type HandlerOptions } from './handler.js'
+
+/**
+ * A Hono app serving the MCP endpoint at `path` (default `/mcp`); mount it in a larger app with
+ * `app.route('/', ...)`. `close` ends its listen streams gracefully.
+ */
+export function createApp(server: McpServer, options: HandlerOptions & { path?: string } = {}): Hono & { close(): Promise<void> } {
+  const handler = createFetchHandler(server, options)
+  const app = new Hono().all(options.path ?? '/mcp', (c) => handler(c.req.raw, { env: c.env }))
+  return Object.assign(app, { close: handler.close })
+}
