@@ -13,7 +13,9 @@ export function writeSection(name: string, body: string): void {
   const start = `<!-- ${name}:start -->`
   const end = `<!-- ${name}:end -->`
   const block = `${start}\n${body.trim()}\n${end}`
-  let text = existsSync(FILE) ? readFileSync(FILE, 'utf8') : '# Benchmarks\n\nFigures from `npm run bench` (one script per benchmark in `bench/`). Each section says how it was made.\n'
+  let text = existsSync(FILE)
+    ? readFileSync(FILE, 'utf8')
+    : '# Benchmarks\n\nFigures from `npm run bench` (about 10 minutes; one script per benchmark in `bench/`, each also runnable alone).\nEach section says how it was made, on which machine and when. Throughput and latency figures come from a load\ngenerator sharing the machine with the servers, so compare contenders within a table, not across machines.\n'
   const at = text.indexOf(start)
   text = at >= 0 ? text.slice(0, at) + block + text.slice(text.indexOf(end) + end.length) : `${text.trimEnd()}\n\n${block}\n`
   writeFileSync(FILE, text)

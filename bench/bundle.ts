@@ -1,0 +1,85 @@
+/**
+ * Workers bundle size (as `wrangler deploy` would upload it, minified) and start-up time in workerd, for a
+ * minimal server on mcp-edge and the same server on the official SDK v2, next to an empty Worker.
+ *   node --import tsx bench/bundle.ts [--runs 10]
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import { Miniflare } from 'miniflare'
+import { bodyFor, headersFor, median } from './load.js'
+import { fmt, machine, writeSection } from './report.js'
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } })
+const RUNS = Number(values.runs)
+const COMPAT = { compatibilityDate: '2026-04-26', compatibilityFlags: ['enable_request_signal', 'nodejs_compat'] }
+
+const WORKERS = [
+  { name: 'empty Worker (baseline)', entry: 'empty.ts' },
+  { name: 'mcp-edge, JSON Schema input', entry: 'edge.ts' },
+  { name: 'mcp-edge, zod input', entry: 'edge-zod.ts' },
+  { name: 'SDK v2 (createMcpHandler), zod input', entry: 'sdk.ts' },
+]
+
+function build(entry: string) {
+  const out = mkdtempSync(join(tmpdir(), 'mcp-bundle-'))
+  // An explicit config: otherwise wrangler would find the repository's wrangler.toml (the everything Worker).
+  const log = execFileSync('./node_modules/.bin/wrangler', ['deploy', '--dry-run', '--config', 'bench/workers/wrangler.toml', '--outdir', out, `bench/workers/${entry}`], {
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+    encoding: 'utf8',
+  })
+  const file = join(out, readdirSync(out).find((f) => f.endsWith('.js'))!)
+  const code = readFileSync(file)
+  const reported = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(log)
+  return { file, raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, reported: reported?.[0] }
+}
+
+const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }
+
+/** From a new workerd to the first answer of a tools/call (of anything, for the empty Worker). */
+async function startUp(file: string, empty: boolean): Promise<number> {
+  const t = performance.now()
+  const mf = new Miniflare({
+    modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(file, 'utf8') }],
+    bindings: { MCP_REQUEST_STATE_SECRET: 'bench-secret-0123456789abcdef0123456789' },
+    ...COMPAT,
+  })
+  const res = await mf.dispatchFetch('http://localhost/mcp', { method: 'POST', headers: headersFor(call), body: bodyFor(call) })
+  const text = await res.text()
+  const ms = performance.now() - t
+  await mf.dispose()
+  if (!res.ok || (empty ? text !== 'ok' : !text.includes('"hi"'))) throw new Error(`unexpected answer: ${res.status} ${text.slice(0, 200)}`)
+  return ms
+}
+
+const built = WORKERS.map((w) => ({ ...w, ...build(w.entry) }))
+const times = new Map<string, number[]>(built.map((w) => [w.name, []]))
+for (let run = 0; run < RUNS; run++) for (const w of built) times.get(w.name)!.push(await startUp(w.file, w.entry === 'empty.ts'))
+
+const baseline = median(times.get(WORKERS[0]!.name)!)
+const sdk = built.find((w) => w.entry === 'sdk.ts')!
+const rows = built.map((w) => {
+  const t = median(times.get(w.name)!)
+  const ratio = w.entry === 'empty.ts' || w.entry === 'sdk.ts' ? '' : `${fmt((100 * w.gzip) / sdk.gzip, 0)}% of the SDK's`
+  return `| ${w.name} | ${fmt(w.raw / 1024)} KiB | ${fmt(w.gzip / 1024)} KiB | ${ratio} | ${fmt(t)} ms | ${w.entry === 'empty.ts' ? '' : `${fmt(t - baseline)} ms`} |`
+})
+for (const r of rows) console.log(r)
+
+writeSection('bundle', `
+## Workers bundle size and start-up
+
+\`node --import tsx bench/bundle.ts --runs ${RUNS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, wrangler 4.86.0, workerd 1.20260426.
+Each Worker in \`bench/workers/\` is bundled by \`wrangler deploy --dry-run --minify\` (what a deploy uploads; gzip at level 9,
+as Cloudflare counts it). Start-up: a new workerd (Miniflare) loads the bundle and answers one \`tools/call\`; median of ${RUNS}
+runs, workers alternating; the last column subtracts the empty Worker's time, which leaves module loading and the first request.
+
+| Worker | raw | gzip | gzip vs SDK | new workerd to first answer | minus empty Worker |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+
+The SDK v2 needs \`nodejs_compat\` to bundle (it imports Node built-ins); all four are built with it, so the comparison is like for like.
+Cold start under the Lambda runtime client comes with the Lambda adapter.
+`)
