@@ -82,8 +82,8 @@ interface HandlerContext {
 
 async function post(context: HandlerContext, request: Request, runtime: RuntimeContext): Promise<Response> {
   const { server } = context
-  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (type !== 'application/json') {
+  const type = request.headers.get('content-type')
+  if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
     return json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, 'Content-Type must be application/json')), 415)
   }
   let body: unknown

@@ -26,11 +26,14 @@ export type SchemaInput = StandardSchema | JsonObject
 
 export type Infer<S, Fallback = Record<string, unknown>> = S extends StandardSchema<unknown, infer O> ? O : Fallback
 
+export type Checked = { ok: true; value: unknown } | { ok: false; issues: string[] }
+
 export interface CompiledSchema {
   /** The JSON Schema advertised to clients. */
   readonly json: JsonObject
   /** Resolves to the parsed value, or to readable issue messages. */
-  validate(value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }>
+  /** Synchronous where the schema library is (zod, JSON Schema): no promise on the hot path. */
+  validate(value: unknown): Checked | Promise<Checked>
 }
 
 const MAX_ISSUES = 20
@@ -50,10 +53,9 @@ export function compileSchema(schema: SchemaInput, role: 'input' | 'output', whe
     }
     return {
       json: advertised,
-      async validate(value) {
-        const result = await std.validate(value)
-        if (result.issues) return { ok: false, issues: result.issues.slice(0, MAX_ISSUES).map(formatIssue) }
-        return { ok: true, value: result.value }
+      validate(value) {
+        const result = std.validate(value)
+        return result instanceof Promise ? result.then(standardChecked) : standardChecked(result)
       },
     }
   }
@@ -62,7 +64,7 @@ export function compileSchema(schema: SchemaInput, role: 'input' | 'output', whe
   const validator = new Validator(schema as never, '2020-12', true)
   return {
     json: json ?? schema,
-    async validate(value) {
+    validate(value) {
       const result = validator.validate(value)
       if (result.valid) return { ok: true, value }
       // The deepest error says what is wrong; the ones above it only repeat that a subschema failed.
@@ -71,6 +73,10 @@ export function compileSchema(schema: SchemaInput, role: 'input' | 'output', whe
       return { ok: false, issues: leaves.map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.slice(2)}: `}${e.error}`) }
     },
   }
+}
+
+function standardChecked(result: StandardResult<unknown>): Checked {
+  return result.issues ? { ok: false, issues: result.issues.slice(0, MAX_ISSUES).map(formatIssue) } : { ok: true, value: result.value }
 }
 
 function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }): string {

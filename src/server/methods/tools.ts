@@ -24,7 +24,8 @@ export async function callTool(server: McpServer, call: Call): Promise<JsonObjec
   }
   let args: unknown = argumentsOf(call.params)
   if (entry.input) {
-    const checked = await entry.input.validate(args)
+    let checked = entry.input.validate(args)
+    if (checked instanceof Promise) checked = await checked
     // Invalid arguments are a result the model can read and correct (SEP-1303), not a protocol error.
     if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.issues.join('; ')}`)
     args = checked.value
