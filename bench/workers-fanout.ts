@@ -7,7 +7,7 @@
 import { Agent, request, type ClientRequest } from 'node:http'
 import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
-import { startWranglerDev } from './wrangler.js'
+import { startWranglerDev } from '../scripts/wrangler-dev.js'
 
 const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000,4000' }, rounds: { type: 'string', default: '10' } } })
 const ROUNDS = Number(values.rounds)

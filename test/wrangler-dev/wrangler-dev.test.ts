@@ -3,13 +3,11 @@
  * listen(), and progress that streams as it happens. This is the real CLI, workerd and the hub DOs.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWranglerDev } from '../../scripts/wrangler-dev.js'
 import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary } from '../helpers/conformance.js'
 
-let dev: ChildProcess
+let dev: Awaited<ReturnType<typeof startWranglerDev>>
 let port: number
 const until = async (condition: () => boolean, ms = 5000) => {
   for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 10))) {
@@ -18,35 +16,11 @@ const until = async (condition: () => boolean, ms = 5000) => {
 }
 
 beforeAll(async () => {
-  const probe = createServer()
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
-  port = (probe.address() as { port: number }).port
-  await new Promise((r) => probe.close(r))
-  // Its own process group: stopping wrangler must also stop the workerd processes it started.
-  dev = spawn('scripts/dev.sh', ['--var', 'MCP_REQUEST_STATE_SECRET:wrangler-dev-test-secret-0123456789', '--persist-to', '.wrangler/test-state', '--show-interactive-dev-session=false'], {
-    env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let log = ''
-  await new Promise<void>((resolve, reject) => {
-    const on = (c: Buffer) => {
-      log += c
-      if (/Ready on http:\/\/127\.0\.0\.1:\d+/.test(log)) resolve()
-    }
-    dev.stdout!.on('data', on)
-    dev.stderr!.on('data', on)
-    dev.once('exit', () => reject(new Error(`wrangler dev exited: ${log}`)))
-    setTimeout(() => reject(new Error(`wrangler dev did not start: ${log}`)), 60_000)
-  })
+  dev = await startWranglerDev(['--var', 'MCP_REQUEST_STATE_SECRET:wrangler-dev-test-secret-0123456789'])
+  port = dev.port
 }, 90_000)
 
-afterAll(async () => {
-  if (!dev || dev.exitCode !== null) return
-  const exited = once(dev, 'exit')
-  process.kill(-dev.pid!, 'SIGTERM')
-  await exited
-})
+afterAll(() => dev?.stop())
 
 async function client() {
   const c = new Client({ name: 'wrangler-dev-test', version: '1.0.0' }, {

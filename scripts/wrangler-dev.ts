@@ -1,14 +1,14 @@
-/** Starts the everything Worker under `wrangler dev` (scripts/dev.sh) for a benchmark, and stops it with its workerd. */
+/** Starts the everything Worker under `wrangler dev` (scripts/dev.sh), for tests and benchmarks, and stops it with its workerd. */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 
-export async function startWranglerDev(extra: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startWranglerDev(extra: string[] = []): Promise<{ url: string; port: number; stop(): Promise<void> }> {
   const probe = createServer()
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
   const port = (probe.address() as { port: number }).port
   await new Promise((r) => probe.close(r))
-  const child = spawn('scripts/dev.sh', ['--persist-to', '.wrangler/bench-state', '--show-interactive-dev-session=false', ...extra], {
+  const child = spawn('scripts/dev.sh', ['--persist-to', '.wrangler/local-state', '--show-interactive-dev-session=false', ...extra], {
     env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1' },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,11 +22,15 @@ export async function startWranglerDev(extra: string[] = []): Promise<{ url: str
     child.stdout!.on('data', on)
     child.stderr!.on('data', on)
     child.once('exit', () => reject(new Error(`wrangler dev exited: ${log}`)))
+    setTimeout(() => reject(new Error(`wrangler dev did not start: ${log}`)), 60_000).unref()
   })
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    port,
     async stop() {
+      if (child.exitCode !== null) return
       const exited = once(child, 'exit')
+      // Its own process group: stopping wrangler must also stop the workerd processes it started.
       process.kill(-child.pid!, 'SIGTERM')
       await exited
     },
