@@ -127,6 +127,8 @@ function respond(server: McpServer, prepared: Prepared, request: Request, runtim
       if (settled || cancel.aborted) return
       if (!stream) {
         stream = sseStream(keepAlives, () => cancel.abort(new Error('client closed the stream')))
+        // A stream lives on: from now on the request's own signal aborts the handler too.
+        void cancel.signal
         resolve(new Response(stream.body, { status: 200, headers: SSE_HEADERS }))
       }
       stream.write(message)
