@@ -33,31 +33,35 @@ async function check(server: Server, scenario: (typeof SCENARIOS)[number]) {
 ensureWrk()
 const servers = [await startServer('mcp-edge', 'edge.mjs'), await startServer('SDK v2', 'sdk.mjs'), await startServer('bare Hono', 'hono.mjs')]
 const rows: string[] = []
-const summary: Record<string, Record<string, WrkResult>> = {}
+const summary: Record<string, Record<string, WrkResult & { cpu: number }>> = {}
 try {
   for (const scenario of SCENARIOS) {
     const contenders = servers.filter((s) => s.name !== 'bare Hono' || scenario.ceiling)
     for (const s of contenders) await check(s, scenario)
     for (const s of contenders) await wrk(s.url, scenario.request, { seconds: 2, connections: CONNECTIONS }) // warm-up
-    const runs = new Map<string, WrkResult[]>(contenders.map((s) => [s.name, []]))
+    const runs = new Map<string, (WrkResult & { cpu: number })[]>(contenders.map((s) => [s.name, []]))
     for (let round = 0; round < ROUNDS; round++) {
       // Rotate who goes first, so that no contender always follows the same one.
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
       for (const s of order) {
+        const cpu0 = await s.cpu()
         const r = await wrk(s.url, scenario.request, { seconds: SECONDS, connections: CONNECTIONS })
+        const cpu = (await s.cpu()) - cpu0
         if (r.errors > 0) throw new Error(`${s.name}: ${r.errors} failed requests in ${scenario.name}`)
-        runs.get(s.name)!.push(r)
+        runs.get(s.name)!.push({ ...r, cpu: cpu / r.requests })
       }
     }
     summary[scenario.name] = {}
     for (const [name, rs] of runs) {
-      const m: WrkResult = { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), requests: 0, errors: 0 }
-      summary[scenario.name]![name] = m
+      summary[scenario.name]![name] = {
+        rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
+        cpu: median(rs.map((r) => r.cpu)), requests: 0, errors: 0,
+      }
     }
     const edge = summary[scenario.name]!['mcp-edge']!
     for (const [name, m] of Object.entries(summary[scenario.name]!)) {
       const ratio = name === 'mcp-edge' ? '' : `${fmt(edge.rps / m.rps, 2)}×`
-      rows.push(`| ${scenario.name} | ${name} | ${Math.round(m.rps).toLocaleString('en')} | ${fmt(m.p50, 2)} ms | ${fmt(m.p99, 2)} ms | ${ratio} |`)
+      rows.push(`| ${scenario.name} | ${name} | ${Math.round(m.rps).toLocaleString('en')} | ${fmt(m.p50, 2)} ms | ${fmt(m.p99, 2)} ms | ${fmt(m.cpu)} µs | ${ratio} |`)
       console.log(`${scenario.name}: ${name} ${Math.round(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms ${ratio && `(mcp-edge = ${ratio})`}`)
     }
   }
@@ -94,11 +98,13 @@ Each contender runs in its own Node process on loopback, pinned to core 0 (wrk t
 docs show), and a bare Hono JSON echo on @hono/node-server as the ceiling. The same tools (zod input schemas, 12 tools
 in the list), the same 2026-07-28 requests with the full \`_meta\` envelope and MCP headers; wrk (1 thread, ${CONNECTIONS}
 connections) is the load generator, in its own process. Every answer is checked before measuring and every run must
-be error-free. Medians of ${ROUNDS} rounds of ${SECONDS} s, contenders alternating; the last column is mcp-edge's throughput
-divided by the contender's.
+be error-free. Medians of ${ROUNDS} rounds of ${SECONDS} s, contenders alternating; server CPU is the server process's user +
+system time over the run divided by the requests answered; the last column is mcp-edge's throughput divided by the
+contender's. This machine is a shared VM: the same server's figures move by ±15% from run to run (CPU time per
+request too), so ratios within one run mean more than absolute numbers.
 
-| request | server | req/s | p50 | p99 | mcp-edge is |
-|---|---|---|---|---|---|
+| request | server | req/s | p50 | p99 | server CPU / request | mcp-edge is |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 mcp-edge serves **${fmt(call0['mcp-edge']!.rps / call0['SDK v2']!.rps, 1)}×** the SDK v2's tools/call throughput and reaches

@@ -17,7 +17,15 @@ export function ensureWrk(): void {
   }
 }
 
-export interface Server { name: string; url: string; child: ChildProcess; memory(): Promise<{ rss: number; heapUsed: number }>; stop(): Promise<void> }
+export interface Server {
+  name: string
+  url: string
+  child: ChildProcess
+  memory(): Promise<{ rss: number; heapUsed: number }>
+  /** CPU time the server process has used so far, in µs (user + system). */
+  cpu(): Promise<number>
+  stop(): Promise<void>
+}
 
 /** Starts bench/servers/<file> (plain JavaScript on the built package: run `npm run build` first). */
 export async function startServer(name: string, file: string, execArgv: string[] = []): Promise<Server> {
@@ -34,6 +42,10 @@ export async function startServer(name: string, file: string, execArgv: string[]
     memory: () => new Promise((resolve) => {
       child.once('message', (m: { rss: number; heapUsed: number }) => resolve(m))
       child.send({ type: 'memory' })
+    }),
+    cpu: () => new Promise((resolve) => {
+      child.once('message', (m: { user: number; system: number }) => resolve(m.user + m.system))
+      child.send({ type: 'cpu' })
     }),
     stop: () => new Promise((resolve) => {
       child.once('exit', () => resolve())

@@ -3,6 +3,7 @@
 export function announce(url) {
   process.on('message', async (m) => {
     if (m.type === 'exit') process.exit(0) // lets --cpu-prof write its profile
+    if (m.type === 'cpu') return process.send({ type: 'cpu', ...process.cpuUsage() })
     if (m.type !== 'memory') return
     for (let i = 0; i < 3; i++) globalThis.gc?.()
     await new Promise((r) => setTimeout(r, 100))

@@ -6,13 +6,18 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 const tooLarge = (limit: number) => new McpError(ERROR.INVALID_REQUEST, `Request body exceeds ${limit} bytes`, undefined, 413)
 
 /** Reads a body as UTF-8 without ever holding more than `limit` bytes of it. */
-export async function readBody(request: Request, limit: number): Promise<string> {
+export function readBody(request: Request, limit: number): Promise<string> {
   const length = request.headers.get('content-length')
   const declared = length === null ? NaN : Number(length)
-  if (declared > limit) throw tooLarge(limit)
+  if (declared > limit) return Promise.reject(tooLarge(limit))
   // HTTP servers deliver exactly Content-Length bytes, so a declared length within the limit needs no
-  // counting, and text() is the runtimes' fast path. Without one (chunked), count as the bytes come.
+  // counting, and text() is the runtimes' fast path (handed on as is: no extra promise on the hot path).
+  // Without one (chunked), count as the bytes come.
   if (Number.isSafeInteger(declared) && declared >= 0) return request.text()
+  return readCounting(request, limit)
+}
+
+async function readCounting(request: Request, limit: number): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
