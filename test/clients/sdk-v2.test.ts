@@ -105,7 +105,7 @@ describe('SDK v2 client', () => {
     // the result; the first two are 50 ms apart in the tool, so they must arrive apart, not in a burst.
     expect(seen.slice(0, 2).map((p) => p.progress)).toEqual([0, 50])
     expect(seen.every((p) => p.total === 100)).toBe(true)
-    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(40)
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(20) // 50 ms in the tool; a burst would be ~0
     await client.close()
   })
 

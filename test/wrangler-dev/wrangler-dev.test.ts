@@ -50,7 +50,7 @@ describe('wrangler dev', () => {
     // The tool waits 50 ms between reports: they must arrive as they happen, not in one burst with the result.
     // (The client drops a report that lands together with the result, so only the first two are certain.)
     await until(() => stamps.length >= 2)
-    expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(40)
+    expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(20) // 50 ms in the tool; a burst would be ~0
     await c.close()
   })
 
