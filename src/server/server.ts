@@ -1,6 +1,6 @@
 import { META } from '../protocol/constants.js'
 import { paramHeaders, type ParamHeader } from '../protocol/headers.js'
-import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import { isObject } from '../protocol/jsonrpc.js'
 import { ALL_VERSIONS, PROFILES } from '../protocol/profiles.js'
 import type {
   CachePolicy, ClientCapabilities, Implementation, Prompt, PromptArgument, Resource, ResourceTemplate,
