@@ -17,10 +17,12 @@ export class InputRequired {
 }
 
 export interface Round {
-  /** Answers this round may use: earlier rounds' from the state, then this request's `inputResponses`. */
-  readonly earlier: JsonObject
+  /** This request's `inputResponses`. */
   readonly responses: JsonObject
-  /** Answers used so far: what the next requestState carries. */
+  /**
+   * Answers of earlier rounds (from the state) and those of this one used so far: what the next
+   * requestState carries. Looked up first, so a key answered once keeps its answer.
+   */
   readonly gathered: JsonObject
   readonly memo: JsonObject
   readonly method: string
@@ -45,7 +47,6 @@ export async function openRound(server: McpServer, method: string, params: JsonO
     if (state.p !== principal) throw rejected('it was issued to a different principal')
   }
   return {
-    earlier: state?.a ?? {},
     responses: responses ?? {},
     gathered: { ...state?.a },
     memo: { ...state?.s },
@@ -65,7 +66,7 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
       throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
         { requiredCapabilities: required }, 400)
     }
-    const value = Object.hasOwn(round.earlier, key) ? round.earlier[key] : Object.hasOwn(round.responses, key) ? round.responses[key] : undefined
+    const value = Object.hasOwn(round.gathered, key) ? round.gathered[key] : Object.hasOwn(round.responses, key) ? round.responses[key] : undefined
     if (value === undefined) {
       missing[key] = request
       continue

@@ -27,7 +27,7 @@ export interface ListenPlan {
   readonly endResult: JsonObject | undefined
 }
 
-export const MAX_RESOURCE_SUBSCRIPTIONS = 1000
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000
 
 const LIST_KEYS = {
   toolsListChanged: { list: 'tools', method: 'notifications/tools/list_changed' },

@@ -41,7 +41,7 @@ export function resourceContents(value: ResourceReturn | undefined | null, uri: 
   throw internalError('The resource handler returned neither text, bytes nor resource contents')
 }
 
-export const MAX_COMPLETIONS = 100
+const MAX_COMPLETIONS = 100
 
 export function completion(value: string[] | CompleteResult['completion']): CompleteResult['completion'] {
   if (!Array.isArray(value)) return { ...value, values: value.values.slice(0, MAX_COMPLETIONS) }

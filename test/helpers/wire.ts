@@ -77,6 +77,9 @@ export interface WireRecord {
   messages: Record<string, unknown>[]
 }
 
+/** The data of one SSE event (its `data:` lines joined); empty for comments. */
+const eventData = (event: string) => event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+
 /** Parses an SSE body into its JSON messages as they arrive. */
 export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
   const decoder = new TextDecoder()
@@ -87,7 +90,7 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGener
     while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
       const event = buffer.slice(0, end)
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '')
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+      const data = eventData(event)
       if (data) yield JSON.parse(data)
     }
   }
@@ -138,7 +141,7 @@ export function recordingFetch(base: (request: Request) => Promise<Response> = (
         const events = buffer.split(/\r?\n\r?\n/)
         buffer = flush ? '' : events.pop()!
         for (const event of events) {
-          const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+          const data = eventData(event)
           if (data) take(JSON.parse(data))
         }
       }
