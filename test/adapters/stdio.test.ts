@@ -9,15 +9,12 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { serveStdio } from '../../adapters/node/index.js'
 import { McpServer } from '../../src/index.js'
+import { until } from '../helpers/async.js'
+import { gatedBackplane } from '../helpers/backplane.js'
 import { META_2026 } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
 
 const ENTRY = { command: process.execPath, args: ['--import', 'tsx', 'examples/everything/stdio.ts'] }
-const until = async (condition: () => boolean, ms = 3000) => {
-  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-  }
-}
 
 describe('stdio with the SDK clients', () => {
   it('SDK v2 (pinned to 2026-07-28): discover, tools with progress, MRTR, listen', async () => {
@@ -118,13 +115,15 @@ describe('stdio line protocol', () => {
     await until(() => h.lines.length === 4)
     expect(h.lines.slice(2).map((l) => l.params._meta['io.modelcontextprotocol/subscriptionId']).sort()).toEqual(['sub-a', 'sub-b'])
     h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub-a' } })
-    await new Promise((r) => setTimeout(r, 10))
-    await server.notify.toolsChanged()
+    // Lines are handled in order: once the next request is answered, the cancellation has been handled.
+    h.send(req(5, 'tools/call', { name: 'quick' }))
     await until(() => h.lines.length === 5)
-    expect(h.lines[4]!.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub-b')
+    await server.notify.toolsChanged()
+    await until(() => h.lines.length === 6)
+    expect(h.lines[5]!.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub-b')
     await h.stdio.close()
     expect(h.lines.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub-b', reason: 'The server ended the subscription' } })
-    for (const line of h.lines) expect(validateServerMessage('2026-07-28', 'subscriptions/listen', line)).toEqual([])
+    for (const line of h.lines) expect(validateServerMessage('2026-07-28', line.id === 5 ? 'tools/call' : 'subscriptions/listen', line)).toEqual([])
   })
 
   it('answers garbage, oversized lines and reused ids with errors, and goes on', async () => {
@@ -167,5 +166,150 @@ describe('stdio line protocol', () => {
     expect(messages.findIndex((m) => m.id === 4)).toBeGreaterThan(messages.findLastIndex((m) => m.method === 'notifications/progress'))
     expect(messages.some((m) => m.method === 'notifications/tools/list_changed')).toBe(true)
     expect(messages.at(-1)).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 1 } })
+  })
+})
+
+describe('stdio child process', () => {
+  const req = (id: number | string, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) =>
+    ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...META_2026({ elicitation: {} }), ...meta } } })
+
+  it('writes nothing but valid protocol messages to stdout on every path: cancellations, errors, listen, EOF', async () => {
+    const child = spawn(ENTRY.command, ENTRY.args, { stdio: ['pipe', 'pipe', 'pipe'] })
+    const exited = once(child, 'exit')
+    const raw: string[] = []
+    let buffer = ''
+    child.stdout.on('data', (c) => {
+      buffer += c
+      let i
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        raw.push(buffer.slice(0, i))
+        buffer = buffer.slice(i + 1)
+      }
+    })
+    const parsed = () => raw.map((l) => JSON.parse(l) as Record<string, any>)
+    const send = (m: unknown) => child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`)
+    const cancel = (requestId: string | number) => send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } })
+    const seen = (test: (m: Record<string, any>) => boolean) => until(() => raw.length > 0 && parsed().some(test))
+
+    // A request cancelled while it runs.
+    send(req('slow', 'tools/call', { name: 'test_tool_with_progress' }, { progressToken: 'p' }))
+    await seen((m) => m.method === 'notifications/progress')
+    cancel('slow')
+    // A subscription the client cancels, after a change reached it.
+    send(req('sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
+    await seen((m) => m.method === 'notifications/subscriptions/acknowledged')
+    send(req('change', 'tools/call', { name: 'test_trigger_tool_change' }))
+    await seen((m) => m.method === 'notifications/tools/list_changed')
+    cancel('sub')
+    // Cancelling what is not running, errors of every kind, an input request, a legacy handshake.
+    cancel('nothing-by-this-id')
+    send('{"not json')
+    send({ jsonrpc: '2.0', id: 'resp', result: {} })
+    send(req('unknown', 'nope/nothing'))
+    send(req('bad-args', 'tools/call', { name: 'add', arguments: { a: 'x' } }))
+    send(req('ask', 'tools/call', { name: 'test_input_required_result_elicitation' }))
+    send(req('throws', 'prompts/get', { name: 'no-such-prompt' }))
+    send({ jsonrpc: '2.0', id: 'legacy', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
+    // A subscription still open at EOF, ended by the server.
+    send(req('open-sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
+    await seen((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 'open-sub')
+    child.stdin.end()
+    const [code] = await exited
+    expect(code).toBe(0)
+    expect(buffer).toBe('')
+
+    const messages = parsed()
+    const answered = messages.filter((m) => 'id' in m).map((m) => m.id)
+    expect(answered.sort()).toEqual(['ask', 'bad-args', 'change', 'legacy', 'resp', 'throws', 'unknown'])
+    expect(messages.filter((m) => 'error' in m && !('id' in m)).map((m) => m.error.code)).toEqual([-32700])
+    expect(messages.filter((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 'sub').map((m) => m.method)).toEqual([
+      'notifications/subscriptions/acknowledged', 'notifications/tools/list_changed',
+    ])
+    expect(messages.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'open-sub', reason: 'The server ended the subscription' } })
+    const methodOf: Record<string, string> = { resp: 'tools/list', ask: 'tools/call', 'bad-args': 'tools/call', change: 'tools/call', throws: 'prompts/get', unknown: 'nope/nothing', legacy: 'initialize' }
+    for (const m of messages) {
+      const version = m.id === 'legacy' ? 'legacy' : '2026-07-28'
+      expect(validateServerMessage(version, methodOf[m.id] ?? 'subscriptions/listen', m)).toEqual([])
+    }
+  })
+})
+
+describe('stdio listen setup', () => {
+  const gated = () => {
+    const backplane = gatedBackplane()
+    const server = new McpServer({ name: 'stdio-setup', version: '1.0.0', backplane })
+      .tool('quick', { description: 'answers' }, () => 'quick')
+      .resource('test://a', { name: 'a' }, () => 'a')
+    return { server, backplane }
+  }
+  const req = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_2026() } })
+  const listen = (id: string) => req(id, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } })
+  /** Lines are handled in order: once a request sent after the listen is answered, what the listen wrote is out. */
+  const barrier = async (h: Awaited<ReturnType<typeof harness>>, id: number) => {
+    h.send(req(id, 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.some((l) => l.id === id))
+  }
+  const subscriptionOf = (line: Record<string, any>) => line.params?._meta?.['io.modelcontextprotocol/subscriptionId']
+
+  it('acknowledges only once the subscription is live', async () => {
+    const { server, backplane } = gated()
+    const h = await harness(server)
+    h.send(listen('l-1'))
+    await backplane.subscribing()
+    await barrier(h, 1)
+    expect(h.lines.filter((l) => subscriptionOf(l) === 'l-1')).toEqual([])
+    backplane.release()
+    await until(() => h.lines.some((l) => subscriptionOf(l) === 'l-1'))
+    expect(h.lines.find((l) => subscriptionOf(l) === 'l-1')!.method).toBe('notifications/subscriptions/acknowledged')
+    await h.stdio.close()
+  })
+
+  it('holds back changes published during setup until after the acknowledgement, and loses none', async () => {
+    const { server, backplane } = gated()
+    const h = await harness(server)
+    h.send(listen('l-2'))
+    await backplane.subscribing()
+    await server.notify.resourceUpdated('test://a')
+    await server.notify.toolsChanged()
+    backplane.release()
+    await until(() => h.lines.filter((l) => subscriptionOf(l) === 'l-2').length === 3)
+    expect(h.lines.filter((l) => subscriptionOf(l) === 'l-2').map((l) => l.params.uri ?? l.method)).toEqual([
+      'notifications/subscriptions/acknowledged', 'test://a', 'notifications/tools/list_changed',
+    ])
+    await h.stdio.close()
+  })
+
+  it('a listen cancelled while it is being set up is freed and never acknowledged', async () => {
+    const { server, backplane } = gated()
+    const h = await harness(server)
+    h.send(listen('l-3'))
+    await backplane.subscribing()
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-3' } })
+    await barrier(h, 1)
+    backplane.release()
+    await until(() => backplane.open === 0)
+    await server.notify.toolsChanged()
+    await barrier(h, 2)
+    expect(h.lines.filter((l) => subscriptionOf(l) === 'l-3')).toEqual([])
+    expect(backplane.delivered).toBe(0)
+    // The id is free again.
+    h.send(req('l-3', 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.some((l) => l.id === 'l-3'))
+    expect(h.lines.find((l) => l.id === 'l-3')).toMatchObject({ result: { content: [{ type: 'text', text: 'quick' }] } })
+    await h.stdio.close()
+  })
+
+  it('a listen still being set up when the server stops is ended and freed', async () => {
+    const { server, backplane } = gated()
+    const h = await harness(server)
+    h.send(listen('l-4'))
+    await backplane.subscribing()
+    const closing = h.stdio.close()
+    backplane.release()
+    await closing
+    await until(() => backplane.open === 0)
+    const own = h.lines.filter((l) => subscriptionOf(l) === 'l-4' || l.params?.requestId === 'l-4')
+    // Whatever the client saw of it, the last word is that the server ended it.
+    expect(own.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-4', reason: 'The server ended the subscription' } })
   })
 })

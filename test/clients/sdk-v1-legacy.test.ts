@@ -1,7 +1,7 @@
 /** The v1 SDK client speaks the 2025 era: initialize is answered statelessly, then it lists and calls. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../adapters/node/index.js'
 import { recordingFetch } from '../helpers/wire.js'
 import { startEverything } from '../helpers/server.js'
@@ -12,19 +12,27 @@ beforeAll(async () => {
 })
 afterAll(() => running.close())
 
+let wire: ReturnType<typeof recordingFetch>
+afterEach(async () => {
+  await wire.settled()
+  // Every answer, checked against the 2025-11-25 schema.
+  expect(wire.records.length).toBeGreaterThan(0)
+  expect(wire.violations).toEqual([])
+})
+
 async function connect() {
-  const wire = recordingFetch()
+  wire = recordingFetch()
   const transport = new StreamableHTTPClientTransport(new URL(running.url), { fetch: wire.fetch })
   const client = new Client({ name: 'sdk-v1-test', version: '1.0.0' }, { capabilities: { sampling: {} } })
   await client.connect(transport)
-  return { client, transport, wire }
+  return { client, transport }
 }
 
 describe('SDK v1 client (legacy era)', () => {
   it('initializes without a session and negotiates a 2025 version', async () => {
-    const { client, transport, wire } = await connect()
+    const { client, transport } = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'mcp-edge-everything', version: '0.1.0' })
-    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, prompts: {}, resources: {} })
+    expect(client.getServerCapabilities()).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
     expect(client.getInstructions()).toContain('conformance')
     expect(transport.sessionId).toBeUndefined()
     const init = wire.records.find((r) => r.method === 'initialize')!
@@ -51,12 +59,14 @@ describe('SDK v1 client (legacy era)', () => {
     const done = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'o' } })
     expect(done.completion.values).toEqual(['other'])
     expect(await client.ping()).toEqual({})
-    await client.setLoggingLevel('info')
+    // Accepted, though a stateless server has no session to keep the level in.
+    expect(await client.setLoggingLevel('info')).toEqual({})
+    await expect(client.setLoggingLevel('loud' as never)).rejects.toMatchObject({ code: -32602 })
     await client.close()
   })
 
   it('gets progress notifications over SSE', async () => {
-    const { client, wire } = await connect()
+    const { client } = await connect()
     const progress: number[] = []
     await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) })
     await wire.settled()

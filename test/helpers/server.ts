@@ -1,6 +1,8 @@
+import { expect } from 'vitest'
 import { serve, type RunningServer, type ServeOptions } from '../../adapters/node/index.js'
 import type { McpServer } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
+import { requestVersion, validateServerMessage } from './wire.js'
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
 
@@ -27,4 +29,25 @@ export function modernHeaders(method: string, params: Record<string, unknown> = 
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined
   if (typeof name === 'string') headers['mcp-name'] = name
   return headers
+}
+
+export interface RpcOptions {
+  id?: string | number
+  /** Replace the headers a modern client would send (`modernHeaders`). */
+  headers?: Record<string, string>
+  url?: string
+}
+
+/**
+ * One JSON-RPC request through a fetch handler in this process. The answer (a JSON body; SSE is read by the
+ * tests that want it) is checked against the schema of the version the request spoke.
+ */
+export async function rpc(handler: (request: Request) => Promise<Response>, method: string, params: Record<string, unknown>, options: RpcOptions = {}) {
+  const message = { jsonrpc: '2.0', id: options.id ?? 1, method, params }
+  const version = requestVersion(message, undefined)
+  const headers = options.headers ?? modernHeaders(method, params, version === 'legacy' ? undefined : version)
+  const res = await handler(new Request(options.url ?? 'http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(message) }))
+  const body = res.headers.get('content-type') === 'application/json' ? await res.json() : undefined
+  if (body) expect(validateServerMessage(requestVersion(message, headers['mcp-protocol-version']), method, body)).toEqual([])
+  return { status: res.status, headers: res.headers, body, response: res }
 }

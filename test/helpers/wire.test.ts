@@ -25,4 +25,18 @@ describe('validateServerMessage', () => {
     const discover = { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', supportedVersions: ['DRAFT-2026-v1'], capabilities: {} } }
     expect(validateServerMessage('DRAFT-2026-v1', 'server/discover', discover).join()).toMatch(/serverInfo/)
   })
+
+  it('checks 2025-era answers against the 2025-11-25 schema, and flags 2026 fields in them', () => {
+    const init = { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } }
+    expect(validateServerMessage('legacy', 'initialize', init)).toEqual([])
+    const { serverInfo: _, ...anonymous } = init.result
+    expect(validateServerMessage('legacy', 'initialize', { ...init, result: anonymous }).join()).toMatch(/serverInfo/)
+    expect(validateServerMessage('2025-06-18', 'tools/list', { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 't' }] } }).join()).toMatch(/inputSchema/)
+    expect(validateServerMessage('2025-11-25', 'tools/list', { jsonrpc: '2.0', id: 1, result: { tools: [], resultType: 'complete' } }).join()).toMatch(/resultType/)
+    expect(validateServerMessage('2025-03-26', 'tools/call', { jsonrpc: '2.0', method: 'notifications/progress', params: {} }).join()).toMatch(/progress/)
+  })
+
+  it('checks answers to versions nobody knows in the newest dialect', () => {
+    expect(validateServerMessage('2099-01-01', 'tools/list', { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }).join()).toMatch(/data/)
+  })
 })

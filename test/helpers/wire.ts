@@ -1,8 +1,11 @@
 /**
  * Validates every message a server sends against the published JSON Schema of the protocol version the
  * request spoke: results by the method's result type, errors by their code, notifications by method.
+ * The 2025 era is checked against the 2025-11-25 schema as the official v1 SDK encodes it (its zod
+ * schemas); a version nobody knows gets answers in the newest dialect, so 2026-07-28 checks those.
  * `recordingFetch` wraps fetch so that SDK clients and raw tests alike are checked without changing them.
  */
+import * as legacy from '@modelcontextprotocol/sdk/types.js'
 import { readFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
@@ -54,9 +57,55 @@ function check(version: string, def: string, value: unknown): string[] {
   return (validate.errors ?? []).map((e) => `${def}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
 }
 
-/** Schema violations of one message sent by the server in answer to `method`, at `version`. */
+interface ZodLike { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }
+
+const LEGACY_RESULT_OF: Record<string, ZodLike> = {
+  initialize: legacy.InitializeResultSchema,
+  ping: legacy.EmptyResultSchema,
+  'logging/setLevel': legacy.EmptyResultSchema,
+  'tools/list': legacy.ListToolsResultSchema,
+  'tools/call': legacy.CallToolResultSchema,
+  'prompts/list': legacy.ListPromptsResultSchema,
+  'prompts/get': legacy.GetPromptResultSchema,
+  'resources/list': legacy.ListResourcesResultSchema,
+  'resources/templates/list': legacy.ListResourceTemplatesResultSchema,
+  'resources/read': legacy.ReadResourceResultSchema,
+  'completion/complete': legacy.CompleteResultSchema,
+}
+
+const LEGACY_NOTIFICATION_OF: Record<string, ZodLike> = {
+  'notifications/progress': legacy.ProgressNotificationSchema,
+  'notifications/message': legacy.LoggingMessageNotificationSchema,
+  'notifications/cancelled': legacy.CancelledNotificationSchema,
+}
+
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26']
+
+function checkZod(name: string, schema: ZodLike, value: unknown): string[] {
+  const result = schema.safeParse(value)
+  return result.success ? [] : (result.error?.issues ?? []).map((i) => `${name}/${i.path.join('/')} ${i.message}`)
+}
+
+function validateLegacy(method: string | undefined, message: Record<string, unknown>): string[] {
+  if (typeof message.method === 'string') {
+    return checkZod(message.method, LEGACY_NOTIFICATION_OF[message.method] ?? legacy.ServerNotificationSchema, message)
+  }
+  if ('error' in message) return checkZod('JSONRPCErrorResponse', legacy.JSONRPCErrorResponseSchema, message)
+  const errors = checkZod('JSONRPCResultResponse', legacy.JSONRPCResultResponseSchema, message)
+  const result = method === undefined ? undefined : LEGACY_RESULT_OF[method]
+  if (!result) return [...errors, `no 2025 result schema for ${method}`]
+  // 2026 fields have no place in a 2025 answer, though the 2025 schema, open to extra members, would pass them.
+  const extra = ['resultType', 'ttlMs', 'cacheScope'].filter((k) => k in (message.result as object))
+  return [...errors, ...checkZod(method!, result, message.result), ...extra.map((k) => `${method}: 2026 field ${k} in a 2025 answer`)]
+}
+
+/**
+ * Schema violations of one message sent by the server in answer to `method`, at `version`: a 2026 version,
+ * a 2025 one (or 'legacy' for a request that named none), or a version the server does not know.
+ */
 export function validateServerMessage(version: string, method: string | undefined, message: Record<string, unknown>): string[] {
-  if (!SCHEMAS[version]) return []
+  if (version === 'legacy' || LEGACY_VERSIONS.includes(version)) return validateLegacy(method, message)
+  if (!SCHEMAS[version]) version = '2026-07-28'
   if (typeof message.method === 'string') {
     const def = Object.entries(defs(version)).find(([name, d]) => d.properties?.method?.const === message.method && name.endsWith('Notification'))
     return check(version, def?.[0] ?? 'JSONRPCNotification', message)
@@ -68,6 +117,13 @@ export function validateServerMessage(version: string, method: string | undefine
   const errors = check(version, 'JSONRPCResultResponse', message)
   const def = result?.resultType === 'input_required' ? 'InputRequiredResult' : method && RESULT_OF[method]
   return def ? [...errors, ...check(version, def, result)] : errors
+}
+
+/** The version a request speaks, for validating its answer: its `_meta`, else its header, else the 2025 era. */
+export function requestVersion(body: unknown, header: string | null | undefined): string {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta
+  const version = meta?.['io.modelcontextprotocol/protocolVersion']
+  return typeof version === 'string' ? version : header ?? 'legacy'
 }
 
 export interface WireRecord {
@@ -114,8 +170,7 @@ export function recordingFetch(base: (request: Request) => Promise<Response> = (
     } catch {
       body = undefined
     }
-    const params = body?.params as Record<string, Record<string, unknown>> | undefined
-    const version = String(params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? request.headers.get('mcp-protocol-version') ?? 'legacy')
+    const version = requestVersion(body, request.headers.get('mcp-protocol-version'))
     const method = typeof body?.method === 'string' ? body.method : undefined
     const response = await base(request)
     const record: WireRecord = { method, version, status: response.status, messages: [] }

@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/index.js'
 import { decodeHeaderValue, encodeHeaderValue, headerMatches } from '../../src/protocol/headers.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { META_2026, modernHeaders, TEST_SECRET } from '../helpers/server.js'
-import { validateServerMessage } from '../helpers/wire.js'
-
-async function rpc(handler: (r: Request) => Promise<Response>, method: string, params: Record<string, unknown>, headers: Record<string, string> = modernHeaders(method, params), url = 'http://127.0.0.1/mcp') {
-  const res = await handler(new Request(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }))
-  const body = res.status === 202 ? undefined : await res.json()
-  if (body && params._meta) expect(validateServerMessage('2026-07-28', method, body)).toEqual([])
-  return { status: res.status, body }
-}
+import { META_2026, modernHeaders, rpc, TEST_SECRET } from '../helpers/server.js'
 
 const legacyHeaders = (version?: string) => ({ 'content-type': 'application/json', ...(version && { 'mcp-protocol-version': version }) })
 
@@ -19,25 +11,24 @@ describe('legacy era', () => {
   const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }))
 
   it('initialize works even when 2025-03-26 (the headerless default) is not served', async () => {
-    const { status, body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, legacyHeaders())
+    const { status, body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, { headers: legacyHeaders() })
     expect(status).toBe(200)
     expect(body.result.protocolVersion).toBe('2025-11-25')
   })
 
   it('a headerless request is then refused as a missing header, not an unsupported version', async () => {
-    const { status, body } = await rpc(handler, 'tools/list', {}, legacyHeaders())
+    const { status, body } = await rpc(handler, 'tools/list', {}, { headers: legacyHeaders() })
     expect(status).toBe(400)
     expect(body.error.code).toBe(-32020)
   })
 
   it('initialize advertises no listChanged or subscribe: a stateless server has no GET stream for them', async () => {
-    const { body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, legacyHeaders())
-    expect(body.result.capabilities).toMatchObject({ tools: {}, prompts: {}, resources: {} })
-    expect(JSON.stringify(body.result.capabilities)).not.toMatch(/listChanged|subscribe/)
+    const { body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, { headers: legacyHeaders() })
+    expect(body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
   })
 
   it('legacy resources/read carries nothing but contents', async () => {
-    const { body } = await rpc(handler, 'resources/read', { uri: 'test://static-text' }, legacyHeaders('2025-11-25'))
+    const { body } = await rpc(handler, 'resources/read', { uri: 'test://static-text' }, { headers: legacyHeaders('2025-11-25') })
     expect(Object.keys(body.result)).toEqual(['contents'])
   })
 })
@@ -93,10 +84,10 @@ describe('requestState binding', () => {
     const options: HandlerOptions = { principal: (r) => r.headers.get('authorization')?.slice(7) }
     const handler = createFetchHandler(asks(), options)
     const params = { name: 'confirm', _meta: META_2026({ elicitation: {} }) }
-    const first = await rpc(handler, 'tools/call', params, withUser('alice', params))
+    const first = await rpc(handler, 'tools/call', params, { headers: withUser('alice', params) })
     const state = first.body.result.requestState
-    expect((await rpc(handler, 'tools/call', retry(state), withUser('alice', retry(state)))).body.result.content).toEqual([{ type: 'text', text: 'accept' }])
-    const stolen = await rpc(handler, 'tools/call', retry(state), withUser('bob', retry(state)))
+    expect((await rpc(handler, 'tools/call', retry(state), { headers: withUser('alice', retry(state)) })).body.result.content).toEqual([{ type: 'text', text: 'accept' }])
+    const stolen = await rpc(handler, 'tools/call', retry(state), { headers: withUser('bob', retry(state)) })
     expect(stolen.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('principal') })
   })
 
@@ -112,8 +103,8 @@ describe('requestState binding', () => {
 describe('hosts', () => {
   const server = new McpServer({ name: 'h', version: '1' }).tool('t', { description: 't' }, () => 't')
   it('only loopback Host values pass by default; "*" widens it', async () => {
-    expect((await rpc(createFetchHandler(server), 'tools/list', { _meta: META_2026() }, undefined, 'https://mcp.example.com/mcp')).status).toBe(403)
-    expect((await rpc(createFetchHandler(server, { allowedHosts: '*' }), 'tools/list', { _meta: META_2026() }, undefined, 'https://mcp.example.com/mcp')).status).toBe(200)
+    expect((await rpc(createFetchHandler(server), 'tools/list', { _meta: META_2026() }, { url: 'https://mcp.example.com/mcp' })).status).toBe(403)
+    expect((await rpc(createFetchHandler(server, { allowedHosts: '*' }), 'tools/list', { _meta: META_2026() }, { url: 'https://mcp.example.com/mcp' })).status).toBe(200)
   })
 })
 

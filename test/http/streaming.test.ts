@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetchHandler as createHandler, McpServer, type HandlerOptions } from '../../src/index.js'
 import { serve } from '../../adapters/node/index.js'
+import { deferred } from '../helpers/async.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 import { recordingFetch, sseMessages } from '../helpers/wire.js'
 
@@ -17,10 +18,11 @@ function createFetchHandler(server: McpServer, options?: HandlerOptions) {
   return (request: Request) => wire!.fetch(request)
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 function probeServer() {
   const seen = { aborted: false, after: 0 }
+  /** Resolved by the slow tool once it has returned; the gate lets the idle tool return. */
+  const finished = deferred()
+  const gate = deferred()
   const server = new McpServer({ name: 'probe', version: '1.0.0' })
     .tool('quiet', { description: 'answers at once' }, () => 'done')
     .tool('slow', { description: 'reports progress, then waits to be cancelled' }, async (_args, ctx) => {
@@ -29,14 +31,15 @@ function probeServer() {
       seen.aborted = true
       ctx.progress(2, 10) // after the abort: must go nowhere
       seen.after++
+      setTimeout(() => finished.resolve())
       return 'finished anyway'
     })
-    .tool('idle', { description: 'reports progress, then idles' }, async (_args, ctx) => {
+    .tool('idle', { description: 'reports progress, then idles until the test opens the gate' }, async (_args, ctx) => {
       ctx.progress(1)
-      await sleep(250)
+      await gate.promise
       return 'woke'
     })
-  return { server, seen }
+  return { server, seen, finished, gate }
 }
 
 const request = (name: string, token?: string) =>
@@ -58,8 +61,10 @@ describe('response mode', () => {
   })
 
   it('upgrades to SSE when a notification comes first, with anti-buffering headers', async () => {
-    const handler = createFetchHandler(probeServer().server)
+    const { server, gate } = probeServer()
+    const handler = createFetchHandler(server)
     const res = await handler(request('idle', 'p'))
+    gate.resolve()
     expect(res.headers.get('content-type')).toBe('text/event-stream')
     expect(res.headers.get('x-accel-buffering')).toBe('no')
     expect(res.headers.get('cache-control')).toContain('no-cache')
@@ -72,30 +77,36 @@ describe('response mode', () => {
   })
 
   it('without a progressToken, progress is not sent and the answer stays JSON', async () => {
-    const handler = createFetchHandler(probeServer().server)
-    const res = await handler(request('idle'))
+    const { server, gate } = probeServer()
+    gate.resolve()
+    const res = await createFetchHandler(server)(request('idle'))
     expect(res.headers.get('content-type')).toBe('application/json')
   })
 
   it('sends keep-alive comments while the handler is quiet', async () => {
-    const handler = createFetchHandler(probeServer().server, { keepAliveMs: 40 })
-    const text = await (await handler(request('idle', 'p'))).text()
-    expect(text.match(/^: keep-alive$/gm)?.length).toBeGreaterThanOrEqual(3)
+    const { server, gate } = probeServer()
+    const res = await createFetchHandler(server, { keepAliveMs: 10 })(request('idle', 'p'))
+    const reader = res.body!.getReader()
+    let text = ''
+    while ((text.match(/^: keep-alive$/gm)?.length ?? 0) < 3) text += new TextDecoder().decode((await reader.read()).value)
+    gate.resolve()
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value)
+    expect(text).toContain('"text":"woke"')
   })
 
   it('cancelling the SSE body aborts the handler, and nothing is written after', async () => {
-    const { server, seen } = probeServer()
-    const res = await createFetchHandler(server)(request('slow', 'p'))
+    const probe = probeServer()
+    const res = await createFetchHandler(probe.server)(request('slow', 'p'))
     const reader = res.body!.getReader()
     const first = new TextDecoder().decode((await reader.read()).value)
     expect(first).toContain('notifications/progress')
     await reader.cancel()
-    await sleep(20)
-    expect(seen).toEqual({ aborted: true, after: 1 })
+    await probe.finished.promise
+    expect(probe.seen).toEqual({ aborted: true, after: 1 })
   })
 
   it('a client that disconnects over real HTTP aborts the handler', async () => {
-    const { server, seen } = probeServer()
+    const { server, seen, finished } = probeServer()
     const running = await serve(server, { port: 0, handleSignals: false })
     try {
       const abort = new AbortController()
@@ -105,8 +116,8 @@ describe('response mode', () => {
       })
       await res.body!.getReader().read()
       abort.abort()
-      for (let i = 0; i < 50 && !seen.aborted; i++) await sleep(10)
-      expect(seen.aborted).toBe(true)
+      await finished.promise
+      expect(seen).toEqual({ aborted: true, after: 1 })
     } finally {
       await running.close()
     }
@@ -123,3 +134,24 @@ describe('response mode', () => {
     expect(await res.text()).toBe('')
   })
 })
+
+describe('log notifications', () => {
+  const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
+  const server = new McpServer({ name: 'logs', version: '1.0.0' })
+    .tool('log_all', { description: 'logs once at every level' }, (_args, ctx) => {
+      for (const level of LEVELS) ctx.log(level, `at ${level}`, 'probe')
+      return 'logged'
+    })
+
+  it.each(LEVELS)('a request asking for %s gets that level and every one above it', async (threshold) => {
+    const params = { name: 'log_all', arguments: {}, _meta: META_2026({}, { 'io.modelcontextprotocol/logLevel': threshold }) }
+    const res = await createFetchHandler(server)(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('tools/call', params),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+    }))
+    const logs = []
+    for await (const m of sseMessages(res.body!)) if (m.method === 'notifications/message') logs.push(m.params)
+    expect(logs).toEqual(LEVELS.slice(LEVELS.indexOf(threshold)).map((level) => ({ level, data: `at ${level}`, logger: 'probe' })))
+  })
+})
+

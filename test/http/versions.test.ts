@@ -2,21 +2,9 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { META_2026, modernHeaders, TEST_SECRET } from '../helpers/server.js'
-import { validateServerMessage } from '../helpers/wire.js'
+import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
 
 const everything = createFetchHandler(createEverythingServer({ requestState: { secret: TEST_SECRET } }))
-
-async function rpc(handler: ReturnType<typeof createFetchHandler>, method: string, params: Record<string, unknown>, version = '2026-07-28', headers: Record<string, string> = {}) {
-  const res = await handler(new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: { ...modernHeaders(method, params, version), ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  }))
-  const body = await res.json()
-  expect(validateServerMessage(version, method, body)).toEqual([])
-  return { status: res.status, body }
-}
 
 const SEED_META = {
   'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',
@@ -84,24 +72,24 @@ describe('2026-07-28', () => {
 
 describe('DRAFT-2026-v1 (the seed draft)', () => {
   it('discover carries serverInfo in its body and no caching hints', async () => {
-    const { body } = await rpc(everything, 'server/discover', { _meta: SEED_META }, 'DRAFT-2026-v1')
+    const { body } = await rpc(everything, 'server/discover', { _meta: SEED_META })
     expect(body.result).toMatchObject({ resultType: 'complete', serverInfo: { name: 'mcp-edge-everything', version: '0.1.0' } })
     expect(body.result).not.toHaveProperty('ttlMs')
     expect(body.result).not.toHaveProperty('_meta')
   })
 
   it('lists, calls and MRTR work with the seed error codes', async () => {
-    expect((await rpc(everything, 'tools/list', { _meta: SEED_META }, 'DRAFT-2026-v1')).body.result.tools.length).toBeGreaterThan(10)
-    const first = await rpc(everything, 'tools/call', { name: 'test_input_required_result_elicitation', _meta: { ...SEED_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } }, 'DRAFT-2026-v1')
+    expect((await rpc(everything, 'tools/list', { _meta: SEED_META })).body.result.tools.length).toBeGreaterThan(10)
+    const first = await rpc(everything, 'tools/call', { name: 'test_input_required_result_elicitation', _meta: { ...SEED_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } })
     expect(first.body.result.resultType).toBe('input_required')
-    const missing = await rpc(everything, 'tools/call', { name: 'test_missing_capability', _meta: SEED_META }, 'DRAFT-2026-v1')
+    const missing = await rpc(everything, 'tools/call', { name: 'test_missing_capability', _meta: SEED_META })
     expect(missing.status).toBe(400)
     expect(missing.body.error).toMatchObject({ code: -32003, data: { requiredCapabilities: { sampling: {} } } })
   })
 
   it('when the seed draft is turned off, its clients get the seed code for an unsupported version', async () => {
     const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28'] }))
-    const { status, body } = await rpc(handler, 'server/discover', { _meta: SEED_META }, 'DRAFT-2026-v1')
+    const { status, body } = await rpc(handler, 'server/discover', { _meta: SEED_META })
     expect(status).toBe(400)
     expect(body.error).toMatchObject({ code: -32602, data: { supported: ['2026-07-28'], requested: 'DRAFT-2026-v1' } })
   })
@@ -124,7 +112,8 @@ describe('legacy 2025 era', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('mcp-session-id')).toBeNull()
     const { result } = JSON.parse(res.text)
-    expect(result).toMatchObject({ protocolVersion: answered, serverInfo: { name: 'mcp-edge-everything' }, capabilities: { tools: {} } })
+    expect(result).toMatchObject({ protocolVersion: answered, serverInfo: { name: 'mcp-edge-everything' } })
+    expect(result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
     expect(result).not.toHaveProperty('resultType')
   })
 

@@ -3,13 +3,15 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { redisBackplane } from '../../adapters/redis/index.js'
 import type { ChangeEvent, Resync } from '../../src/state/backplane.js'
+import { until } from '../helpers/async.js'
 import { ownRedis, REDIS_URL } from '../helpers/redis.js'
 
-const until = async (condition: () => boolean, ms = 3000) => {
-  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-  }
-}
+/**
+ * Redis hands a subscriber connection its messages in the order the server accepted the publishes: once a
+ * last event has arrived, every earlier one that was ever going to has too.
+ */
+const END: ChangeEvent = { kind: 'resource', uri: 'test://end' }
+const isEnd = (e: ChangeEvent | Resync | unknown) => JSON.stringify(e) === JSON.stringify(END)
 const prefix = () => `test-${crypto.randomUUID()}:`
 const admin = new Redis(REDIS_URL)
 afterAll(() => admin.disconnect())
@@ -20,14 +22,14 @@ describe('redis backplane', () => {
     const a = redisBackplane({ url: REDIS_URL, prefix: p })
     const b = redisBackplane({ url: REDIS_URL, prefix: p })
     const got: (ChangeEvent | Resync)[] = []
-    const sub = await a.subscribe(['list:tools', 'resource:test://x'], (e) => void got.push(e))
+    const sub = await a.subscribe(['list:tools', 'resource:test://x', 'resource:test://end'], (e) => void got.push(e))
     await b.publish({ kind: 'list', list: 'tools' })
     await b.publish({ kind: 'list', list: 'prompts' })
     await a.publish({ kind: 'resource', uri: 'test://x' })
     await b.publish({ kind: 'resource', uri: 'test://y' })
-    await until(() => got.length >= 2)
-    await new Promise((r) => setTimeout(r, 50))
-    expect(got).toEqual([{ kind: 'list', list: 'tools' }, { kind: 'resource', uri: 'test://x' }])
+    await b.publish(END)
+    await until(() => got.some(isEnd))
+    expect(got).toEqual([{ kind: 'list', list: 'tools' }, { kind: 'resource', uri: 'test://x' }, END])
     await sub.close()
     await a.close()
     await b.close()
@@ -60,14 +62,14 @@ describe('redis backplane', () => {
     const bp = redisBackplane({ url: REDIS_URL, prefix: p })
     const other = redisBackplane({ url: REDIS_URL, prefix: prefix() })
     const got: unknown[] = []
-    await bp.subscribe(['list:tools'], (e) => void got.push(e))
+    await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
     await other.publish({ kind: 'list', list: 'tools' })
     await admin.publish(`${p}list:tools`, 'not json')
     await admin.publish(`${p}list:tools`, '{"kind":"list","list":"secrets"}')
     await admin.publish(`${p}list:tools`, '{"kind":"list","list":"tools"}')
-    await until(() => got.length >= 1)
-    await new Promise((r) => setTimeout(r, 50))
-    expect(got).toEqual([{ kind: 'list', list: 'tools' }])
+    await admin.publish(`${p}resource:test://end`, JSON.stringify(END))
+    await until(() => got.some(isEnd))
+    expect(got).toEqual([{ kind: 'list', list: 'tools' }, END])
     await bp.close()
     await other.close()
   })
@@ -77,16 +79,16 @@ describe('redis backplane', () => {
     const bp = redisBackplane({ url: redis.url })
     try {
       const got: (ChangeEvent | Resync)[] = []
-      await bp.subscribe(['list:tools'], (e) => void got.push(e))
+      await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
       await redis.stop()
       // Fails at once, and is not sent later either.
       await expect(bp.publish({ kind: 'list', list: 'tools' })).rejects.toThrow()
       await redis.start()
       await until(() => got.some((e) => e.kind === 'resync'), 10_000)
       await bp.publish({ kind: 'list', list: 'tools' })
-      await until(() => got.some((e) => e.kind === 'list'))
-      await new Promise((r) => setTimeout(r, 100))
-      expect(got).toEqual([{ kind: 'resync' }, { kind: 'list', list: 'tools' }])
+      await bp.publish(END)
+      await until(() => got.some(isEnd))
+      expect(got).toEqual([{ kind: 'resync' }, { kind: 'list', list: 'tools' }, END])
     } finally {
       await bp.close()
       await redis.stop()

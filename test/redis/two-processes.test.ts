@@ -6,13 +6,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../helpers/async.js'
 import { ownRedis } from '../helpers/redis.js'
-
-const until = async (condition: () => boolean, ms: number) => {
-  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-  }
-}
 
 function startServer(redisUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/everything/node.ts'], {
@@ -55,17 +50,18 @@ afterAll(async () => {
 })
 
 describe('fan-out across processes over Redis', () => {
-  it('a change on one process reaches a listen stream on the other within a second, and survives a Redis restart', async () => {
+  // How fast it arrives is measured by `npm run bench:fanout`; here, that it arrives.
+  it('a change on one process reaches a listen stream on the other, and survives a Redis restart', async () => {
     const listener = await client(a.url)
     const actor = await client(b.url)
     const seen: number[] = []
     listener.setNotificationHandler('notifications/tools/list_changed', () => void seen.push(Date.now()))
     const subscription = await listener.listen({ toolsListChanged: true })
+    let closed: string | undefined
+    void subscription.closed.then((c) => (closed = c))
 
-    const sent = Date.now()
     await actor.callTool({ name: 'test_trigger_tool_change', arguments: {} })
-    await until(() => seen.length === 1, 1000)
-    expect(seen[0]! - sent).toBeLessThan(1000)
+    await until(() => seen.length === 1, 10_000)
 
     // Redis goes away and comes back: the stream stays open and gets a refetch cue.
     await redis.stop()
@@ -73,11 +69,7 @@ describe('fan-out across processes over Redis', () => {
     await until(() => seen.length === 2, 10_000)
 
     await actor.callTool({ name: 'test_trigger_tool_change', arguments: {} })
-    await until(() => seen.length === 3, 2000)
-
-    let closed: string | undefined
-    void subscription.closed.then((c) => (closed = c))
-    await new Promise((r) => setTimeout(r, 20))
+    await until(() => seen.length === 3, 10_000)
     expect(closed).toBeUndefined()
     await subscription.close()
     expect(a.child.exitCode).toBeNull()

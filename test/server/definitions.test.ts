@@ -3,19 +3,12 @@ import * as v from 'valibot'
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
-import { META_2026, modernHeaders } from '../helpers/server.js'
-import { validateServerMessage } from '../helpers/wire.js'
+import { META_2026, rpc } from '../helpers/server.js'
 
 const server = () => new McpServer({ name: 'defs', version: '1.0.0' })
 
 async function call(s: McpServer, name: string, args: unknown) {
-  const res = await createFetchHandler(s)(new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: modernHeaders('tools/call', { name }),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: META_2026() } }),
-  }))
-  const body = await res.json()
-  expect(validateServerMessage('2026-07-28', 'tools/call', body)).toEqual([])
+  const { body } = await rpc(createFetchHandler(s), 'tools/call', { name, arguments: args, _meta: META_2026() })
   return body as { result?: Record<string, unknown>; error?: { code: number; message: string } }
 }
 
@@ -55,6 +48,7 @@ describe('tool definitions', () => {
       .tool('content', {}, () => [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])
       .tool('object', {}, () => ({ x: 1 }))
       .tool('structured_only', {}, () => ({ structuredContent: { y: 2 } }))
+      .tool('own_meta', {}, () => ({ content: [], _meta: { 'example.com/trace': 'abc' } }))
       .tool('throws', {}, () => {
         throw new Error('disk on fire')
       })
@@ -62,6 +56,8 @@ describe('tool definitions', () => {
     expect((await call(s, 'content', {})).result?.content).toHaveLength(2)
     expect((await call(s, 'object', {})).result).toMatchObject({ structuredContent: { x: 1 }, content: [{ type: 'text', text: '{"x":1}' }] })
     expect((await call(s, 'structured_only', {})).result).toMatchObject({ structuredContent: { y: 2 }, content: [{ type: 'text', text: '{"y":2}' }] })
+    // A result's own _meta keeps its keys and still names the server.
+    expect((await call(s, 'own_meta', {})).result?._meta).toEqual({ 'example.com/trace': 'abc', 'io.modelcontextprotocol/serverInfo': { name: 'defs', version: '1.0.0' } })
     expect((await call(s, 'throws', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] })
   })
 

@@ -3,7 +3,9 @@ import { abortAllDurableObjects, createExecutionContext, runInDurableObject, wai
 import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { createWorker, type McpHub } from '../../adapters/cloudflare/index.js'
+import { tagOf } from '../../adapters/cloudflare/backplane.js'
 import { McpServer } from '../../src/index.js'
+import { shardOf, topicOf } from '../../src/state/backplane.js'
 import { mcpRequest, sseReader } from './sse.js'
 
 const worker = exports.default
@@ -12,8 +14,9 @@ const listen = async (notifications: Record<string, unknown>, id: string | numbe
   expect(res.headers.get('content-type')).toBe('text/event-stream')
   return sseReader(res.body!)
 }
-const hubSockets = (shard: number) =>
-  runInDurableObject(env.MCP_HUB.get(env.MCP_HUB.idFromName(`mcp-hub-${shard}`)), async (_hub: McpHub, state: DurableObjectState) => state.getWebSockets().length)
+const hub = (shard: number) => env.MCP_HUB.get(env.MCP_HUB.idFromName(`mcp-hub-${shard}`))
+const hubSockets = (shard: number) => runInDurableObject(hub(shard), async (_hub: McpHub, state: DurableObjectState) => state.getWebSockets().length)
+const allSockets = async () => (await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)
 
 describe('McpHub fan-out', () => {
   it('a listen stream receives a change published by a separate request', async () => {
@@ -43,19 +46,41 @@ describe('McpHub fan-out', () => {
     await other.cancel()
   })
 
+  it('carries 64 URIs on sockets of at most 10 tags, and a publish reaches only the socket of its tag', async () => {
+    const uris = Array.from({ length: 64 }, (_, i) => `test://wide/${i}`)
+    const perShard = [0, 1, 2, 3].map((s) => uris.filter((u) => shardOf(topicOf({ kind: 'resource', uri: u }), 4) === s).length)
+    expect(Math.max(...perShard)).toBeGreaterThan(10)
+    const before = await allSockets()
+    const stream = await listen({ resourceSubscriptions: uris }, 'w-wide')
+    expect((await stream.next()).params.notifications.resourceSubscriptions).toHaveLength(64)
+    expect(await allSockets() - before).toBe(perShard.reduce((n, count) => n + Math.ceil(count / 10), 0))
+    for (const uri of [uris[0]!, uris[41]!, uris[63]!]) {
+      const topic = topicOf({ kind: 'resource', uri })
+      const reached = await hub(shardOf(topic, 4)).publish(tagOf(topic), JSON.stringify({ kind: 'resource', uri }))
+      expect(reached).toBe(1)
+      expect((await stream.next()).params.uri).toBe(uri)
+    }
+    const nobody = topicOf({ kind: 'resource', uri: 'test://wide/none' })
+    expect(await hub(shardOf(nobody, 4)).publish(tagOf(nobody), '{}')).toBe(0)
+    // Every URI is delivered, whichever socket carries it.
+    const server = new McpServer({ name: 'publisher', version: '1' }).tool('t', { description: 't' }, () => '')
+    createWorker(server).bind(env as unknown as Record<string, unknown>)
+    for (const uri of uris) await server.notify.resourceUpdated(uri)
+    const got: string[] = []
+    while (got.length < uris.length) got.push((await stream.next()).params.uri)
+    expect(got.sort()).toEqual([...uris].sort())
+    await stream.cancel()
+  })
+
   it('frees the hub sockets when the client goes away', async () => {
-    const before = (await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)
+    const before = await allSockets()
     const stream = await listen({ toolsListChanged: true, promptsListChanged: true }, 'w-4')
     await stream.next()
-    const during = (await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)
-    expect(during).toBeGreaterThan(before)
+    expect(await allSockets()).toBeGreaterThan(before)
     await stream.cancel()
-    for (let i = 0; i < 50; i++) {
-      const now = (await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)
-      if (now === before) break
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    expect((await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)).toBe(before)
+    // The hub learns of a closed socket asynchronously: wait for it, within a bound.
+    for (let i = 0; i < 250 && (await allSockets()) !== before; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(await allSockets()).toBe(before)
   })
 
   it('reconnects after the hub drops its sockets, and sends the stream a refetch cue', async () => {
@@ -69,14 +94,18 @@ describe('McpHub fan-out', () => {
     await stream.cancel()
   })
 
-  it('gives handlers the Worker env and execution context', async () => {
+  it('gives handlers the Worker env, and keeps the Worker alive for what they hand to waitUntil', async () => {
+    const later = { done: false }
     const server = new McpServer({ name: 'env', version: '1' }).tool('bindings', { description: 'lists bindings' }, (_a, ctx) => {
-      ctx.waitUntil(Promise.resolve())
+      ctx.waitUntil(new Promise((r) => setTimeout(r, 50)).then(() => void (later.done = true)))
       return Object.keys(ctx.env as object).sort().join(',')
     })
     const ctx = createExecutionContext()
     const res = await createWorker(server).fetch(mcpRequest('tools/call', { name: 'bindings', arguments: {} }), env as unknown as Record<string, unknown>, ctx)
-    await waitOnExecutionContext(ctx)
     expect((await res.json() as any).result.content[0].text).toContain('MCP_HUB')
+    // The answer did not wait for it; the execution context does.
+    expect(later.done).toBe(false)
+    await waitOnExecutionContext(ctx)
+    expect(later.done).toBe(true)
   })
 })

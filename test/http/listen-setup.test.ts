@@ -1,0 +1,107 @@
+/**
+ * The setup of a listen stream over HTTP, against a backplane whose subscribe takes as long as the test
+ * wants (as Redis's does): what happens in that window must neither come before the acknowledgement, nor be
+ * lost, nor leave a subscription behind.
+ */
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer } from '../../src/index.js'
+import { turns } from '../helpers/async.js'
+import { gatedBackplane } from '../helpers/backplane.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+import { sseMessages, validateServerMessage } from '../helpers/wire.js'
+
+function setup() {
+  const backplane = gatedBackplane()
+  const server = new McpServer({ name: 'listen-setup', version: '1.0.0', backplane })
+    .tool('t', { description: 't' }, () => 't')
+    .resource('test://a', { name: 'a' }, () => 'a')
+  return { server, backplane, handler: createFetchHandler(server) }
+}
+
+const listenRequest = (id: string, signal?: AbortSignal) => {
+  const params = { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] }, _meta: META_2026() }
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST', headers: modernHeaders('subscriptions/listen', params), signal,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
+  })
+}
+
+async function messages(response: Response) {
+  const iterator = sseMessages(response.body!)
+  return {
+    next: async () => {
+      const m = (await iterator.next()).value as Record<string, any>
+      expect(validateServerMessage('2026-07-28', 'subscriptions/listen', m)).toEqual([])
+      return m
+    },
+    cancel: () => iterator.return(undefined),
+  }
+}
+
+describe('listen setup over HTTP', () => {
+  it('shows nothing, not even the acknowledgement, before the subscription is live', async () => {
+    const { handler, backplane } = setup()
+    let first: unknown
+    const response = handler(listenRequest('s-1')).then(async (res) => {
+      const stream = await messages(res)
+      first = await stream.next()
+      return stream
+    })
+    await backplane.subscribing()
+    await turns()
+    expect(first).toBeUndefined()
+    backplane.release()
+    const stream = await response
+    expect(first).toMatchObject({ method: 'notifications/subscriptions/acknowledged' })
+    await stream.cancel()
+  })
+
+  it('holds back changes published during setup until after the acknowledgement, and loses none', async () => {
+    const { handler, backplane, server } = setup()
+    const response = handler(listenRequest('s-2'))
+    await backplane.subscribing()
+    await server.notify.resourceUpdated('test://a')
+    await server.notify.toolsChanged()
+    expect(backplane.delivered).toBe(2)
+    backplane.release()
+    const stream = await messages(await response)
+    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a', _meta: { 'io.modelcontextprotocol/subscriptionId': 's-2' } } })
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 's-2' } } })
+    // And what comes after setup flows as usual.
+    await server.notify.resourceUpdated('test://a')
+    expect((await stream.next()).params).toMatchObject({ uri: 'test://a' })
+    await stream.cancel()
+    expect(backplane.open).toBe(0)
+  })
+
+  it('frees the subscription of a client that leaves while it is being set up', async () => {
+    const { handler, backplane, server } = setup()
+    const abort = new AbortController()
+    const response = handler(listenRequest('s-3', abort.signal))
+    await backplane.subscribing()
+    expect(backplane.open).toBe(1)
+    abort.abort()
+    backplane.release()
+    await response.then((res) => res.body?.cancel(), () => undefined)
+    expect(backplane.open).toBe(0)
+    // Nothing is delivered to the stream that is gone.
+    await server.notify.toolsChanged()
+    expect(backplane.delivered).toBe(0)
+  })
+
+  it('ends a stream whose setup is still running on shutdown, and frees it', async () => {
+    const { handler, backplane } = setup()
+    const response = handler(listenRequest('s-4'))
+    await backplane.subscribing()
+    const closing = handler.close()
+    backplane.release()
+    await closing
+    const res = await response
+    const all: unknown[] = []
+    for await (const m of sseMessages(res.body!)) all.push(m)
+    expect(backplane.open).toBe(0)
+    // The client learns the stream ended (a SubscriptionsListenResult), whatever it saw before.
+    expect(all.at(-1)).toMatchObject({ id: 's-4', result: { resultType: 'complete' } })
+  })
+})
