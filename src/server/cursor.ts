@@ -16,9 +16,11 @@ export function page<T>(items: readonly T[], list: string, cursor: unknown, size
 function offset(cursor: unknown, list: string): number {
   if (typeof cursor === 'string') {
     try {
-      const [name, at] = new TextDecoder().decode(base64UrlToBytes(cursor)).split(':')
+      const text = new TextDecoder().decode(base64UrlToBytes(cursor))
+      const at = text.slice(list.length + 1)
       const n = Number(at)
-      if (name === list && Number.isSafeInteger(n) && n >= 0 && at === String(n)) return n
+      // Exactly what page() issues: this list's name, a colon, an offset in canonical decimal.
+      if (text.startsWith(`${list}:`) && Number.isSafeInteger(n) && n >= 0 && at === String(n)) return n
     } catch {
       // fall through to the error below
     }

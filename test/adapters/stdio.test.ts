@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { serveStdio } from '../../adapters/node/index.js'
 import { McpServer } from '../../src/index.js'
-import { until } from '../helpers/async.js'
+import { deferred, turns, until } from '../helpers/async.js'
 import { gatedBackplane } from '../helpers/backplane.js'
 import { META_2026 } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
@@ -55,7 +55,7 @@ describe('stdio with the SDK clients', () => {
 })
 
 /** serveStdio on in-memory streams: every line out must be a valid protocol message. */
-async function harness(server: McpServer) {
+async function harness(server: McpServer, options: { shutdownGraceMs?: number; env?: unknown } = {}) {
   // Let the list changes of the definition itself go out before anyone listens.
   await new Promise((r) => setImmediate(r))
   const input = new PassThrough()
@@ -71,9 +71,9 @@ async function harness(server: McpServer) {
       lines.push(message)
     }
   })
-  const stdio = serveStdio(server, { input, output, maxMessageBytes: 1024 })
+  const stdio = serveStdio(server, { input, output, maxMessageBytes: 1024, ...options })
   const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`)
-  return { stdio, input, lines, send }
+  return { stdio, input, output, lines, send }
 }
 
 describe('stdio line protocol', () => {
@@ -166,6 +166,57 @@ describe('stdio line protocol', () => {
     expect(messages.findIndex((m) => m.id === 4)).toBeGreaterThan(messages.findLastIndex((m) => m.method === 'notifications/progress'))
     expect(messages.some((m) => m.method === 'notifications/tools/list_changed')).toBe(true)
     expect(messages.at(-1)).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 1 } })
+  })
+})
+
+describe('stdio end of input', () => {
+  const req = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_2026() } })
+
+  it('answers what it read (the last line even without a newline), ends subscriptions, then resolves closed', async () => {
+    const gate = deferred()
+    const server = new McpServer({ name: 'eof', version: '1.0.0' })
+      .tool('gated', { description: 'waits for the test' }, async (_a, ctx) => {
+        await gate.promise
+        return String(ctx.env)
+      })
+    const h = await harness(server, { env: 'stdio-env' })
+    h.send(req('sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
+    await until(() => h.lines.length === 1)
+    h.send(req(1, 'tools/call', { name: 'gated' }))
+    h.input.end(JSON.stringify(req(2, 'tools/call', { name: 'gated' })))
+    let closed = false
+    void h.stdio.closed.then(() => (closed = true))
+    await turns()
+    // Still waiting for the requests it read: nothing ended yet.
+    expect(closed).toBe(false)
+    expect(h.lines).toHaveLength(1)
+    gate.resolve()
+    await h.stdio.closed
+    expect(h.lines.slice(1, 3).map((l) => [l.id, l.result.content[0].text]).sort()).toEqual([[1, 'stdio-env'], [2, 'stdio-env']])
+    expect(h.lines.slice(3)).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub', reason: 'The server ended the subscription' } }])
+  })
+
+  it('cancels what is still running when the grace period is over, and answers none of it', async () => {
+    const seen = deferred<string>()
+    const server = new McpServer({ name: 'eof', version: '1.0.0' })
+      .tool('forever', { description: 'runs until cancelled' }, async (_a, ctx) => {
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+        seen.resolve(String(ctx.signal.reason))
+        return 'too late'
+      })
+    const h = await harness(server, { shutdownGraceMs: 20 })
+    h.input.end(`${JSON.stringify(req(1, 'tools/call', { name: 'forever' }))}\n`)
+    await h.stdio.closed
+    expect(await seen.promise).toMatch(/stopping/)
+    await turns()
+    expect(h.lines).toEqual([])
+  })
+
+  it('stops when the client closes its end of the output', async () => {
+    const server = new McpServer({ name: 'eof', version: '1.0.0' }).tool('quick', { description: 'q' }, () => 'q')
+    const h = await harness(server)
+    h.output.emit('error', new Error('EPIPE'))
+    await h.stdio.closed
   })
 })
 

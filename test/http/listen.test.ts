@@ -121,6 +121,25 @@ describe('subscriptions/listen', () => {
     expect(backplane.size).toBe(0)
   })
 
+  it('lets go of a client that stops reading rather than queueing for it without end, and frees its subscription', async () => {
+    const { handler, server, backplane } = setup()
+    const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+    const res = await handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('subscriptions/listen'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'stuck', method: 'subscriptions/listen', params }),
+    }))
+    expect(backplane.size).toBe(1)
+    // About 130 bytes each: 8,000 of them is 1 MB queued for a client that reads nothing.
+    let published = 0
+    while (backplane.size > 0 && published < 20_000) {
+      await server.notify.toolsChanged()
+      published++
+    }
+    expect(backplane.size).toBe(0)
+    expect(published).toBeGreaterThan(7_000)
+    await expect(res.text()).rejects.toThrow(/too slow/)
+  })
+
   it('sends keep-alive comments on idle streams', async () => {
     const { handler } = setup({ keepAliveMs: 30 })
     const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
@@ -136,16 +155,56 @@ describe('subscriptions/listen', () => {
     expect(text.split('\n\n').filter((e) => e !== '' && !e.startsWith(': keep-alive'))).toHaveLength(1)
   })
 
-  it('refuses a malformed filter with -32602', async () => {
-    const { fetch } = setup()
-    for (const notifications of [undefined, 'all', { toolsListChanged: 'yes' }, { resourceSubscriptions: 'test://a' }, { resourceSubscriptions: [1] }]) {
-      const params = { notifications, _meta: META_2026() }
-      const res = await fetch(new Request('http://127.0.0.1/mcp', {
-        method: 'POST', headers: modernHeaders('subscriptions/listen'),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'subscriptions/listen', params }),
-      }))
-      expect((await res.json()).error).toMatchObject({ code: -32602 })
-    }
+  it.each([
+    [undefined, 'params.notifications must be an object (the subscription filter)'],
+    ['all', 'params.notifications must be an object (the subscription filter)'],
+    [{ toolsListChanged: 'yes' }, 'notifications.toolsListChanged must be a boolean'],
+    [{ promptsListChanged: 1 }, 'notifications.promptsListChanged must be a boolean'],
+    [{ resourcesListChanged: null }, 'notifications.resourcesListChanged must be a boolean'],
+    [{ resourceSubscriptions: 'test://a' }, 'notifications.resourceSubscriptions must be an array of URIs'],
+    [{ resourceSubscriptions: [1] }, 'notifications.resourceSubscriptions must be an array of URIs'],
+    [{ resourceSubscriptions: Array.from({ length: 1001 }, (_, i) => `test://${i}`) }, 'notifications.resourceSubscriptions may name at most 1000 URIs'],
+  ])('refuses the filter %j with -32602', async (notifications, message) => {
+    const { fetch, backplane } = setup()
+    const params = { notifications, _meta: META_2026() }
+    const res = await fetch(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('subscriptions/listen'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'subscriptions/listen', params }),
+    }))
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message } })
+    expect(backplane.size).toBe(0)
+  })
+
+  it('honours up to 1000 URIs, each once', async () => {
+    const { fetch, server } = setup()
+    const uris = Array.from({ length: 1000 }, (_, i) => `test://${i % 500}`)
+    const stream = await open(fetch, { resourceSubscriptions: uris, toolsListChanged: false })
+    expect((await stream.next()).params.notifications).toEqual({ resourceSubscriptions: uris.slice(0, 500) })
+    await server.notify.resourceUpdated('test://499')
+    expect((await stream.next()).params.uri).toBe('test://499')
+    await stream.cancel()
+  })
+
+  it('honours only what the server has: no resource list changes or subscriptions without resources', async () => {
+    const server = new McpServer({ name: 'tools-only', version: '1.0.0' }).tool('t', { description: 't' }, () => 't')
+    wire = recordingFetch(createFetchHandler(server))
+    const stream = await open(wire.fetch, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['test://a'] })
+    expect((await stream.next()).params.notifications).toEqual({ toolsListChanged: true })
+    await stream.cancel()
+  })
+
+  it('ends a DRAFT-2026-v1 stream by closing it: the seed draft has no listen result', async () => {
+    const { handler, backplane } = setup({ listen: { maxLifetimeMs: 20 } })
+    const meta = { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1' }
+    const params = { notifications: { toolsListChanged: true }, _meta: meta }
+    const res = await handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('subscriptions/listen', params, 'DRAFT-2026-v1'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'seed', method: 'subscriptions/listen', params }),
+    }))
+    const all = []
+    for await (const m of sseMessages(res.body!)) all.push(m)
+    expect(all).toEqual([{ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: tag('seed') } }])
+    expect(backplane.size).toBe(0)
   })
 
   it('resyncs every stream after a backplane interruption: a cue for each list and resource it watches', async () => {

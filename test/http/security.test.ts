@@ -17,11 +17,11 @@ const listTools = (headers: Record<string, string> = {}, url = 'http://127.0.0.1
 describe('Host validation', () => {
   const loopback = createFetchHandler(server, { allowedHosts: LOOPBACK_HOSTS })
 
-  it.each(['127.0.0.1:3000', 'localhost:8080', 'localhost', '[::1]:3000'])('a loopback-bound server accepts Host %s', async (host) => {
+  it.each(['127.0.0.1:3000', 'localhost:8080', 'localhost', '[::1]:3000', '[::1]', 'LOCALHOST:3000'])('a loopback-bound server accepts Host %s', async (host) => {
     expect((await loopback(listTools({}, `http://${host}/mcp`))).status).toBe(200)
   })
 
-  it.each(['evil.example.com', 'evil.example.com:3000', '127.0.0.1.nip.io', 'localhost.evil.com'])('and refuses Host %s with 403', async (host) => {
+  it.each(['evil.example.com', 'evil.example.com:3000', '127.0.0.1.nip.io', 'localhost.evil.com', '[::2]:3000'])('and refuses Host %s with 403', async (host) => {
     const res = await loopback(listTools({}, `http://${host}/mcp`))
     expect(res.status).toBe(403)
     expect((await res.json()).error.message).toContain('Host')
@@ -56,6 +56,19 @@ describe('Origin validation and CORS', () => {
     expect(validateServerMessage('2026-07-28', 'tools/list', await res.clone().json())).toEqual([])
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(res.headers.get('vary')).toBe('Origin')
+    // So that a browser client can read the authorization challenge of a 401.
+    expect(res.headers.get('access-control-expose-headers')).toBe('www-authenticate')
+  })
+
+  it('sends no CORS headers to requests without an Origin', async () => {
+    const res = await handler(listTools())
+    expect([...res.headers.keys()].filter((k) => k.startsWith('access-control-') || k === 'vary')).toEqual([])
+  })
+
+  it("'*' lets any origin in", async () => {
+    const res = await createFetchHandler(server, { allowedOrigins: '*' })(listTools({ origin: 'https://anywhere.example' }))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://anywhere.example')
   })
 
   it('answers preflights with every MCP header, Mcp-Param-* included', async () => {
@@ -69,8 +82,13 @@ describe('Origin validation and CORS', () => {
     }))
     expect(res.status).toBe(204)
     const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
-    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-count', 'authorization']))
-    expect(res.headers.get('access-control-allow-methods')).toContain('POST')
+    expect(allowed).toEqual([
+      'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id',
+      'traceparent', 'tracestate', 'baggage', 'mcp-param-region', 'mcp-param-count',
+    ])
+    expect(res.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS')
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(res.headers.get('access-control-max-age')).toBe('86400')
   })
 
   it('refuses preflights from foreign origins', async () => {

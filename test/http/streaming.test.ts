@@ -155,3 +155,42 @@ describe('log notifications', () => {
   })
 })
 
+
+describe('the request context', () => {
+  it('tells a handler who asks, in which version, with which _meta, over which request', async () => {
+    const server = new McpServer({ name: 'ctx', version: '1.0.0' })
+      .tool('whoami', { description: 'describes its context' }, (_args, ctx) => ({
+        requestId: ctx.requestId, method: ctx.method, protocolVersion: ctx.protocolVersion,
+        client: ctx.client as unknown as Record<string, unknown>, trace: ctx.meta['example.com/trace'] ?? null,
+        url: ctx.request?.url ?? null, env: (ctx.env as { region?: string } | undefined)?.region ?? null,
+        aborted: ctx.signal.aborted,
+      }))
+    const handler = createHandler(server)
+    const params = { name: 'whoami', arguments: {}, _meta: META_2026({ roots: {} }, { 'example.com/trace': 't-1' }) }
+    const res = await handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('tools/call', params),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'req-9', method: 'tools/call', params }),
+    }), { env: { region: 'eu' } })
+    expect((await res.json()).result.structuredContent).toEqual({
+      requestId: 'req-9', method: 'tools/call', protocolVersion: '2026-07-28',
+      client: { info: { name: 'mcp-edge-tests', version: '1.0.0' }, capabilities: { roots: {} } },
+      trace: 't-1', url: 'http://127.0.0.1/mcp', env: 'eu', aborted: false,
+    })
+  })
+
+  it('sends progress only when it advances, with total and message when given', async () => {
+    const server = new McpServer({ name: 'progress', version: '1.0.0' })
+      .tool('jumpy', { description: 'reports progress out of order' }, (_args, ctx) => {
+        ctx.progress(1)
+        ctx.progress(1, 10)
+        ctx.progress(0.5, 10)
+        ctx.progress(3, 10, 'three')
+        return 'done'
+      })
+    const handler = createFetchHandler(server)
+    const res = await handler(request('jumpy', 'tok'))
+    const sent = []
+    for await (const m of sseMessages(res.body!)) if (m.method === 'notifications/progress') sent.push(m.params)
+    expect(sent).toEqual([{ progressToken: 'tok', progress: 1 }, { progressToken: 'tok', progress: 3, total: 10, message: 'three' }])
+  })
+})

@@ -71,4 +71,35 @@ describe('x-mcp-header rules, checked when a tool is defined', () => {
   ])('refuses %j', (schema, message) => {
     expect(() => paramHeaders(schema)).toThrow(message)
   })
+
+  // Clients drop a tool with an annotation anywhere but on a chain of properties, so it is looked for everywhere.
+  const hidden = { type: 'string', 'x-mcp-header': 'Hidden' }
+  it.each([
+    ['definitions', { definitions: { d: hidden } }],
+    ['patternProperties', { patternProperties: { '^x': hidden } }],
+    ['dependentSchemas', { dependentSchemas: { a: { properties: { b: hidden } } } }],
+    ['allOf', { allOf: [{ properties: { a: hidden } }] }],
+    ['oneOf', { oneOf: [{ properties: { a: hidden } }] }],
+    ['prefixItems', { properties: { l: { type: 'array', prefixItems: [hidden] } } }],
+    ['items as a list', { properties: { l: { type: 'array', items: [hidden] } } }],
+    ['additionalProperties', { additionalProperties: hidden }],
+    ['not', { not: hidden }],
+    ['if', { if: { properties: { a: hidden } } }],
+    ['then', { then: { properties: { a: hidden } } }],
+    ['else', { else: { properties: { a: hidden } } }],
+    ['contains', { properties: { l: { type: 'array', contains: hidden } } }],
+    ['propertyNames', { propertyNames: hidden }],
+    ['unevaluatedItems', { properties: { l: { type: 'array', unevaluatedItems: hidden } } }],
+    ['unevaluatedProperties', { unevaluatedProperties: hidden }],
+    ['additionalItems', { properties: { l: { type: 'array', additionalItems: hidden } } }],
+  ])('finds and refuses one inside %s', (_where, schema) => {
+    expect(() => paramHeaders({ type: 'object', ...schema })).toThrow(/chain of "properties"/)
+  })
+
+  it('names the offending place in the schema', () => {
+    expect(() => paramHeaders({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'number', 'x-mcp-header': 'B' } } } } }, 'tool "t"'))
+      .toThrow('x-mcp-header at tool "t".properties.a.properties.b: the property must have type "string", "integer" or "boolean" (got "number")')
+    expect(() => paramHeaders({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Same' }, b: { type: 'string', 'x-mcp-header': 'same' } } }))
+      .toThrow('"same" is already used by .properties.a')
+  })
 })

@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer } from '../../src/index.js'
+import { createFetchHandler, McpError, McpServer } from '../../src/index.js'
 import { META_2026, rpc } from '../helpers/server.js'
 
 const server = () => new McpServer({ name: 'defs', version: '1.0.0' })
@@ -61,6 +61,29 @@ describe('tool definitions', () => {
     expect((await call(s, 'throws', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] })
   })
 
+  it('a protocol error thrown by a tool is a JSON-RPC error; an internal one is a result the model reads', async () => {
+    const s = server()
+      .tool('refuses', {}, () => {
+        throw new McpError(-32602, 'that id does not exist', { id: 7 })
+      })
+      .tool('internal', {}, () => {
+        throw new McpError(-32603, 'the tool gave up')
+      })
+    expect((await call(s, 'refuses', {})).error).toEqual({ code: -32602, message: 'that id does not exist', data: { id: 7 } })
+    expect((await call(s, 'internal', {})).result).toEqual({
+      content: [{ type: 'text', text: 'the tool gave up' }], isError: true, resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'defs', version: '1.0.0' } },
+    })
+  })
+
+  it('checks structuredContent against the output schema, and only of results that are not errors', async () => {
+    const s = server()
+      .tool('fails', { output: z.object({ n: z.number() }) }, () => ({ isError: true, content: [{ type: 'text', text: 'no n today' }] }))
+      .tool('fits', { output: z.object({ n: z.number() }) }, () => ({ n: 1 }))
+    expect((await call(s, 'fails', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'no n today' }] })
+    expect((await call(s, 'fits', {})).result).toMatchObject({ structuredContent: { n: 1 } })
+  })
+
   it('checks structuredContent against the output schema', async () => {
     const s = server().tool('out', { output: z.object({ n: z.number() }) }, (() => ({ n: 'not a number' })) as never)
     const res = await call(s, 'out', {})
@@ -82,6 +105,15 @@ describe('tool definitions', () => {
 })
 
 describe('other definitions', () => {
+  it('serves binary resources of any size as base64 that decodes to the same bytes', async () => {
+    const bytes = Uint8Array.from({ length: 100_003 }, (_, i) => (i * 7919) % 256)
+    const s = server().resource('test://big.bin', { name: 'big', mimeType: 'application/octet-stream' }, () => bytes)
+    const { body } = await rpc(createFetchHandler(s), 'resources/read', { uri: 'test://big.bin', _meta: META_2026() })
+    const [contents] = body.result.contents
+    expect(contents).toMatchObject({ uri: 'test://big.bin', mimeType: 'application/octet-stream' })
+    expect(new Uint8Array(Buffer.from(contents.blob, 'base64'))).toEqual(bytes)
+  })
+
   it('refuses relative resource URIs, bad templates and completers for unknown variables', () => {
     expect(() => server().resource('relative/path', { name: 'r' }, () => '')).toThrow(/absolute URI/)
     expect(() => server().resourceTemplate('x://{a', { name: 't' }, () => '')).toThrow(/unclosed/)
