@@ -6,16 +6,20 @@ import { defineConfig } from 'vitest/config'
  * server runs in this process or inside workerd can see a mutant. Those whose server is another process
  * (npm start, wrangler dev, the conformance CLI's minutes-long runs) are left out there, and so is the
  * hibernation test, which idles 12 s for workerd to evict the hub and tests workerd more than our code.
+ * The two projects are mutated apart (scripts/mutate.sh): src/ and the Node and Redis adapters against the
+ * node project, the Workers adapter against the workers project (MCP_EDGE_MUTATE=workers), so that no
+ * mutant waits on a workerd start it does not need.
  */
 const OTHER_PROCESS = ['test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/adapters/node-serve.test.ts']
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
+const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      {
+      ...(mutated === 'workers' ? [] : [{
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
@@ -23,8 +27,8 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
-      },
-      {
+      }]),
+      ...(mutated === 'node' ? [] : [{
         // Inside workerd, with the bindings of wrangler.toml (the everything Worker).
         plugins: [cloudflareTest({
           wrangler: { configPath: './wrangler.toml' },
@@ -36,7 +40,7 @@ export default defineConfig({
           exclude: mutating ? ['test/workers/hibernation.test.ts'] : [],
           testTimeout: 40_000,
         },
-      },
+      }]),
     ],
   },
 })

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `npm run mutate`: StrykerJS over src/ and adapters/ (stryker.config.json), then the score per folder and
-# the mutants no test killed. Incremental: only mutants in changed code, or covered by changed tests, run
-# again (reports/mutation/incremental.json); `npm run mutate -- --force` runs all. Arguments go to stryker,
-# e.g. `npm run mutate -- --mutate src/server/listen.ts`.
+# `npm run mutate`: StrykerJS over src/ and adapters/, then the score per folder and the mutants no test
+# killed. Two runs: src/ and the Node and Redis adapters against the node tests (stryker.config.json), the
+# Workers adapter against the workerd tests (stryker.workers.config.json). Incremental: only mutants in
+# changed code, or reached by changed tests, run again (reports/mutation/incremental*.json); arguments go
+# to both runs, e.g. `npm run mutate -- --force` to run all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./node_modules/.bin/stryker run "$@"
-exec ./node_modules/.bin/tsx scripts/mutation-report.ts
+./node_modules/.bin/stryker run stryker.config.json "$@"
+MCP_EDGE_MUTATE=workers ./node_modules/.bin/stryker run stryker.workers.config.json "$@"
+exec ./node_modules/.bin/tsx scripts/mutation-report.ts reports/mutation/mutation.json reports/mutation/mutation-workers.json

@@ -1,7 +1,7 @@
 /**
- * Reads the report of `npm run mutate` (reports/mutation/mutation.json) and prints the mutation score per
- * folder, then every mutant no test killed, by file: the list to work through. Mutants that do not compile
- * (the type checker refused them) or that crash the runtime are not counted, as Stryker counts them.
+ * Reads the reports of `npm run mutate` (the JSON reports named as arguments) and prints the mutation score
+ * per folder, then every mutant no test killed, by file: the list to work through. Mutants that do not
+ * compile (the type checker refused them) or that crash the runtime are not counted, as Stryker counts them.
  */
 import { readFileSync } from 'node:fs'
 
@@ -15,7 +15,8 @@ interface Mutant {
 interface Report { files: Record<string, { source: string; mutants: Mutant[] }> }
 
 const FOLDERS = ['src/protocol', 'src/server', 'src/http', 'src/state', 'adapters/node', 'adapters/redis', 'adapters/cloudflare']
-const report: Report = JSON.parse(readFileSync(process.argv[2] ?? 'reports/mutation/mutation.json', 'utf8'))
+const paths = process.argv.length > 2 ? process.argv.slice(2) : ['reports/mutation/mutation.json']
+const report: Report = { files: Object.assign({}, ...paths.map((p) => (JSON.parse(readFileSync(p, 'utf8')) as Report).files)) }
 
 const tally = () => ({ killed: 0, survived: 0, noCoverage: 0, timeout: 0, errors: 0 })
 type Tally = ReturnType<typeof tally>
