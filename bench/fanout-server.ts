@@ -5,9 +5,9 @@ import { McpServer } from '../src/index.js'
 
 const kind = process.env.BACKPLANE ?? 'memory'
 const backplane = kind === 'redis' ? redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `bench-${process.pid}:` }) : undefined
-const server = new McpServer({ name: 'fanout-bench', version: '1.0.0', backplane }).tool('noop', { description: 'does nothing' }, () => '')
+const server = new McpServer({ name: 'fanout-bench', version: '1.0.0' }).tool('noop', { description: 'does nothing' }, () => '')
 // Keep-alives far apart, so that they do not show up in the delivery figures.
-const running = await serve(server, { port: 0, handleSignals: false, keepAliveMs: 600_000 })
+const running = await serve(server, { port: 0, handleSignals: false, keepAliveMs: 600_000, backplane })
 const now = () => performance.timeOrigin + performance.now()
 const gc = (globalThis as { gc?: () => void }).gc
 
@@ -19,7 +19,7 @@ process.on('message', async (m: { type: string }) => {
     process.send!({ type: 'memory', rss, heapUsed, external, arrayBuffers })
   } else if (m.type === 'publish') {
     const t0 = now()
-    await server.notify.toolsChanged()
+    await running.notify.toolsChanged()
     process.send!({ type: 'published', t0 })
   } else if (m.type === 'stop') {
     await running.close()

@@ -1,13 +1,22 @@
-export { McpServer, type ServerOptions } from './server/server.js'
-export type { RequestContext } from './server/context.js'
+// The package's main entry: defining a server and serving it with the fetch handler.
+export { McpServer, type ServerOptions, type Kind } from './server/server.js'
+export type { Asker, Notify, RequestContext } from './server/context.js'
+export { ToolError } from './server/tool-error.js'
 export type {
   Completer, PromptDefinition, PromptHandler, PromptReturn, ResourceDefinition, ResourceHandler, ResourceReturn,
-  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn,
+  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn, Visibility,
 } from './server/definitions.js'
 export type { SchemaInput, StandardSchema } from './server/schema.js'
 export { createApp } from './http/app.js'
 export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
+export type { ErrorContext, RuntimeOptions } from './exchange/runtime.js'
+export type { Extension, ListenField, MethodDescriptor } from './exchange/method.js'
+export type { Secret } from './exchange/request-state.js'
+export {
+  fnv1a, isResync, listChanged, memoryBackplane, parseEvent, resourceUpdated, RESYNC, shardOf,
+  type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,
+} from './state/backplane.js'
 export { McpError } from './protocol/errors.js'
 export { ERROR, META, LOG_LEVELS, type LogLevel } from './protocol/constants.js'
 export { encodeHeaderValue, decodeHeaderValue } from './protocol/headers.js'

@@ -1,4 +1,4 @@
-import { fnv1a, parseEvent, shardOf, topicOf, type Backplane, type Listener, type Subscription } from '../../src/state/backplane.js'
+import { fnv1a, parseEvent, RESYNC, shardOf, type Backplane, type Listener, type Subscription } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
 /** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
@@ -10,9 +10,11 @@ export interface HubBackplaneOptions {
   /** The McpHub namespace; a function so that it can be looked up once bindings exist. */
   namespace: () => DurableObjectNamespace<McpHub>
   /** Hubs to spread topics over (default 4). Every Worker of one server must use the same number. */
-  shards?: number
+  shards?: number | undefined
   /** Name prefix of the hub objects, to keep several servers apart in one namespace (default `mcp-hub-`). */
-  name?: string
+  name?: string | undefined
+  /** Told when a hub connection is lost (once per loss; it is re-opened with backoff). Default: stderr. */
+  onError?: ((error: unknown) => void) | undefined
 }
 
 /** A socket tag for a topic: the topic itself, or a hash when it is longer than a tag may be. */
@@ -28,14 +30,14 @@ export function tagOf(topic: string): string {
 export function hubBackplane(options: HubBackplaneOptions): Backplane {
   const shards = options.shards ?? 4
   const name = options.name ?? 'mcp-hub-'
+  const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: a hub connection was lost:', e))
   const hub = (shard: number) => {
     const ns = options.namespace()
     return ns.get(ns.idFromName(`${name}${shard}`))
   }
   return {
     async publish(event) {
-      const topic = topicOf(event)
-      await hub(shardOf(topic, shards)).publish(tagOf(topic), JSON.stringify(event))
+      await hub(shardOf(event.topic, shards)).publish(tagOf(event.topic), JSON.stringify(event))
     },
     async subscribe(topics, listener) {
       const groups = new Map<number, string[]>()
@@ -49,7 +51,7 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
       const links: HubLink[] = []
       try {
         for (const [shard, tags] of groups) {
-          for (let i = 0; i < tags.length; i += MAX_TAGS) links.push(await link(() => hub(shard), tags.slice(i, i + MAX_TAGS), listener))
+          for (let i = 0; i < tags.length; i += MAX_TAGS) links.push(await link(() => hub(shard), tags.slice(i, i + MAX_TAGS), listener, onError))
         }
       } catch (e) {
         for (const l of links) l.close()
@@ -70,7 +72,7 @@ interface HubLink { close(): void }
  * One WebSocket to a hub, re-opened with backoff if the hub drops it (a deploy, a restart). After a
  * reconnect the listener gets a resync: what was published while the socket was down is gone.
  */
-async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], listener: Listener): Promise<HubLink> {
+async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], listener: Listener, onError: (error: unknown) => void): Promise<HubLink> {
   let socket: WebSocket | undefined
   let closed = false
   let attempt = 0
@@ -84,8 +86,10 @@ async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], liste
       const event = typeof e.data === 'string' ? parseEvent(e.data) : undefined
       if (event) listener(event)
     })
-    ws.addEventListener('close', () => {
-      if (socket === ws && !closed) void reconnect()
+    ws.addEventListener('close', (e) => {
+      if (socket !== ws || closed) return
+      onError(new Error(`the hub closed the connection (${e.code} ${e.reason})`))
+      void reconnect()
     })
     socket = ws
   }
@@ -96,10 +100,10 @@ async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], liste
       try {
         await connect()
         attempt = 0
-        listener({ kind: 'resync' })
+        listener(RESYNC)
         return
       } catch {
-        // try again
+        // The loss is reported already; try again after the backoff.
       }
     }
   }

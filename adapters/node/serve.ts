@@ -1,38 +1,36 @@
 import { createAdaptorServer } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createApp } from '../../src/http/app.js'
-import type { HandlerOptions } from '../../src/http/handler.js'
-import { LOOPBACK_HOSTS } from '../../src/http/security.js'
-import type { McpServer } from '../../src/server/server.js'
+import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
 
 export interface ServeOptions extends HandlerOptions {
   /** Default 3000; 0 picks a free port. */
-  port?: number
+  port?: number | undefined
   /** Default 127.0.0.1. Binding elsewhere makes the server reachable from other machines: set allowedHosts too. */
-  host?: string
+  host?: string | undefined
   /** Endpoint path (default /mcp). */
-  path?: string
+  path?: string | undefined
   /** Stop gracefully on SIGTERM and SIGINT (default true). */
-  handleSignals?: boolean
+  handleSignals?: boolean | undefined
   /** How long in-flight requests may run on after a stop begins (default 10 s). */
-  shutdownGraceMs?: number
+  shutdownGraceMs?: number | undefined
 }
 
 export interface RunningServer {
   readonly url: string
   readonly port: number
   readonly http: Server
+  /** Tells listen streams on every instance sharing the backplane that something changed. */
+  readonly notify: Notify
   /** Stops accepting, lets in-flight requests finish within the grace period, then closes what remains. */
   close(): Promise<void>
 }
-
 
 /** Serves one McpServer over node:http. Resolves once listening. */
 export async function serve(server: McpServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
-    console.error(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
+    console.warn(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
   const app = createApp(server, options)
   const http = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
@@ -63,7 +61,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
       process.off('SIGINT', onSignal)
     })
   }
-  return { url, port, http, close }
+  return { url, port, http, close, notify: app.notify }
 }
 
 function shutdown(http: Server, graceMs: number): Promise<void> {

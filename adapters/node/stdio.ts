@@ -1,45 +1,43 @@
 import type { Readable, Writable } from 'node:stream'
-import { errorResponse, McpError, toMcpError } from '../../src/protocol/errors.js'
-import { classify, notification, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../../src/protocol/jsonrpc.js'
-import { ERROR } from '../../src/protocol/constants.js'
-import { Cancellation } from '../../src/server/cancellation.js'
-import { dispatch } from '../../src/server/dispatch.js'
-import { openListen, planListen } from '../../src/server/listen.js'
-import { prepare } from '../../src/server/prepare.js'
-import type { McpServer } from '../../src/server/server.js'
+import {
+  Cancellation, classify, createRuntime, errorResponse, exchange, notification, readId, resultResponse,
+  type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
+} from '../../src/core.js'
+import { ERROR, McpError, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
 
-export interface StdioOptions {
-  input?: Readable
-  output?: Writable
+export interface StdioOptions extends RuntimeOptions {
+  input?: Readable | undefined
+  output?: Writable | undefined
   /** Longest line accepted, in bytes (default 4 MB); longer ones are dropped with -32600. */
-  maxMessageBytes?: number
+  maxMessageBytes?: number | undefined
   /** Passed to handlers as `ctx.env`. */
   env?: unknown
   /** How long requests in flight when the input ends may take to finish (default 2 s). */
-  shutdownGraceMs?: number
+  shutdownGraceMs?: number | undefined
 }
-
-interface ListenEntry { id: JsonRpcId; unsubscribe?: () => void; closed: boolean }
 
 export interface StdioServer {
   /** Resolves when the input ends (or `close` is called) and everything is cleaned up. */
   readonly closed: Promise<void>
   /** Ends every subscription (telling the client with notifications/cancelled), cancels requests, stops. */
   close(): Promise<void>
+  /** Tells listen streams on every instance sharing the backplane that something changed. */
+  readonly notify: Notify
 }
 
+interface InFlight { readonly cancel: Cancellation; readonly done: Promise<void>; readonly stream: boolean }
+
 /**
- * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, the same dispatch as HTTP. Requests run
- * concurrently; `notifications/cancelled` from the client cancels a request or a subscription; listen
- * notifications are told apart by their subscriptionId. Nothing but protocol messages goes to stdout.
+ * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, through the same exchange core as HTTP.
+ * Requests run concurrently; `notifications/cancelled` from the client cancels a request or a subscription;
+ * listen notifications are told apart by their subscriptionId. Nothing but protocol messages goes to stdout.
  */
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
+  const runtime = createRuntime(server, options)
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const limit = options.maxMessageBytes ?? 4 * 1024 * 1024
-  const inFlight = new Map<string, Cancellation>()
-  const running = new Set<Promise<unknown>>()
-  const subscriptions = new Map<string, ListenEntry>()
+  const inFlight = new Map<string, InFlight>()
   const key = (id: JsonRpcId) => JSON.stringify(id)
 
   const write = (message: unknown) => {
@@ -49,51 +47,29 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   output.on('error', () => void close())
   let stopped = false
 
-  const endSubscription = (k: string, tell: boolean) => {
-    const entry = subscriptions.get(k)
-    if (!entry || entry.closed) return
-    entry.closed = true
-    subscriptions.delete(k)
-    entry.unsubscribe?.()
-    if (tell) write(notification('notifications/cancelled', { requestId: entry.id, reason: 'The server ended the subscription' }))
-  }
-
   const onNotification = (message: JsonRpcNotification) => {
     if (message.method !== 'notifications/cancelled') return
     const requestId = message.params?.requestId
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return
-    const k = key(requestId)
-    inFlight.get(k)?.abort(new Error('cancelled by the client'))
-    endSubscription(k, false)
+    inFlight.get(key(requestId))?.cancel.abort(new Error('cancelled by the client'))
   }
 
-  const onRequest = async (message: JsonRpcRequest) => {
+  const onRequest = (message: JsonRpcRequest) => {
     const k = key(message.id)
-    if (inFlight.has(k) || subscriptions.has(k)) {
-      return write(errorResponse(message.id, new McpError(ERROR.INVALID_REQUEST, `Request id ${k} is already in use`)))
-    }
-    const prepared = prepare(server, message, { versionHeader: null })
-    if (prepared.method === 'subscriptions/listen') {
-      const plan = planListen(server, prepared.id, prepared.params, prepared.profile)
-      const entry: ListenEntry = { id: prepared.id, closed: false }
-      subscriptions.set(k, entry)
-      const unsubscribe = await openListen(server, plan, (n) => entry.closed || write(n))
-      // Cancelled while subscribing: undo at once.
-      if (entry.closed) unsubscribe()
-      else entry.unsubscribe = unsubscribe
-      return
-    }
+    if (inFlight.has(k)) return write(errorResponse(message.id, new McpError(ERROR.INVALID_REQUEST, `Request id ${k} is already in use`)))
     const cancel = new Cancellation()
-    inFlight.set(k, cancel)
-    try {
-      const result = await dispatch(server, { ...prepared, cancel, emit: (n) => cancel.aborted || write(n), env: options.env })
-      if (!cancel.aborted) write(resultResponse(message.id, result))
-    } catch (e) {
-      // A cancelled request gets no answer at all, not even the error its cancellation caused.
-      if (!cancel.aborted) throw e
-    } finally {
+    const stream = runtime.method('modern', message.method)?.stream === true
+    const emit = (n: JsonRpcNotification) => cancel.aborted || write(n)
+    const done = exchange(runtime, message, { versionHeader: null, cancel, emit, env: options.env }).then((answer) => {
       inFlight.delete(k)
-    }
+      // A cancelled request gets no answer at all, not even the error its cancellation caused.
+      if (cancel.aborted) return
+      if (!answer.ok) return write(errorResponse(answer.id, answer.error))
+      // The server ended a stream (shutdown, lifetime): on stdio that is told with a cancellation.
+      if (stream) return write(notification('notifications/cancelled', { requestId: answer.id, reason: 'The server ended the subscription' }))
+      if (answer.result) write(resultResponse(answer.id, answer.result))
+    })
+    inFlight.set(k, { cancel, done, stream })
   }
 
   const onLine = (line: string) => {
@@ -104,20 +80,14 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     } catch {
       return write(errorResponse(undefined, new McpError(ERROR.PARSE, 'Parse error: the line is not valid JSON')))
     }
-    const id = readId(body)
     let incoming: ReturnType<typeof classify>
     try {
       incoming = classify(body)
     } catch (e) {
-      return write(errorResponse(id, toMcpError(e)))
+      return write(errorResponse(readId(body), e as McpError))
     }
-    if (incoming.kind === 'notification') return onNotification(incoming.message)
-    const done = onRequest(incoming.message).catch((e) => {
-      subscriptions.delete(key(incoming.message.id))
-      write(errorResponse(incoming.message.id, toMcpError(e)))
-    })
-    running.add(done)
-    void done.finally(() => running.delete(done))
+    if (incoming.kind === 'notification') onNotification(incoming.message)
+    else onRequest(incoming.message)
   }
 
   // Lines are split by hand, in bytes, so that one endless line cannot take all memory.
@@ -153,12 +123,15 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     stopped = true
     input.off('data', onData)
     // Let requests already read finish (within the grace period), then let their changes fan out.
-    if (graceMs > 0 && running.size > 0) {
-      await Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, graceMs).unref())])
+    const requests = [...inFlight.values()].filter((f) => !f.stream).map((f) => f.done)
+    if (graceMs > 0 && requests.length > 0) {
+      await Promise.race([Promise.allSettled(requests), new Promise((r) => setTimeout(r, graceMs).unref())])
       await new Promise((r) => setImmediate(r))
     }
-    for (const k of [...subscriptions.keys()]) endSubscription(k, true)
-    for (const cancel of inFlight.values()) cancel.abort(new Error('the server is stopping'))
+    const streams = [...inFlight.values()].filter((f) => f.stream).map((f) => f.done)
+    await runtime.close()
+    await Promise.allSettled(streams)
+    for (const { cancel } of inFlight.values()) cancel.abort(new Error('the server is stopping'))
     // Resolve once what was written has been handed to the OS, so that exiting loses nothing.
     if (output.writable) output.write('', () => finish())
     else finish()
@@ -170,5 +143,5 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     if (pendingBytes > 0 && !overflow) onLine(Buffer.concat(pending).toString('utf8'))
     void close(options.shutdownGraceMs ?? 2000)
   })
-  return { closed, close: () => close() }
+  return { closed, close: () => close(), notify: runtime.notify }
 }

@@ -1,14 +1,19 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import { memoryBackplane, parseEvent, topicOf, type Backplane } from '../../src/state/backplane.js'
+import { memoryBackplane, parseEvent, type Backplane } from '../../src/index.js'
 
 export interface RedisBackplaneOptions {
   /** `redis://host:port/db`; or pass a `client` to share one. */
-  url?: string
+  url?: string | undefined
   /** A connection to publish on; the subscriber connection is duplicated from it. */
-  client?: Redis
+  client?: Redis | undefined
   /** Prepended to every channel, so several servers can share one Redis (default `mcp-edge:`). */
-  prefix?: string
-  redis?: RedisOptions
+  prefix?: string | undefined
+  redis?: RedisOptions | undefined
+  /**
+   * Told when the connection to Redis is lost (once per outage: ioredis reconnects by itself, and listen
+   * streams get a resync when it is back). Default: one line on stderr.
+   */
+  onError?: ((error: unknown) => void) | undefined
 }
 
 export interface RedisBackplane extends Backplane {
@@ -36,8 +41,17 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   // Publishes wait a moment for a connection that is coming (start-up, a reconnect) and fail after that;
   // queued in ioredis instead, a publish could report failure and still go out when Redis is back.
   const own: RedisOptions = { ...base, enableOfflineQueue: false }
-  const publisher = options.client ?? (options.url ? new Redis(options.url, own) : new Redis(own))
-  const local = memoryBackplane()
+  // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
+  const publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
+  const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: the Redis backplane lost its connection:', e))
+  const local = memoryBackplane({ onError })
+  /** Whether the current outage has been reported, so that a reconnect loop reports it once. */
+  let reported = false
+  const outage = (e: unknown) => {
+    if (reported) return
+    reported = true
+    onError(e)
+  }
   const counts = new Map<string, number>()
   /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
   const ready = new Map<string, Promise<unknown>>()
@@ -50,13 +64,15 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true, enableOfflineQueue: true })
     s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const event = parseEvent(message.toString('utf8'))
-      if (event) local.deliver(channel.toString('utf8').slice(prefix.length), event)
+      // An event is delivered only on its own channel: a message that names another topic is foreign.
+      if (event && prefix + event.topic === channel.toString('utf8')) local.deliver(event)
     })
-    s.on('error', () => {}) // reconnects by itself; errors would otherwise be thrown as unhandled
+    s.on('error', outage) // it reconnects by itself; unhandled, errors would be thrown
     s.on('close', () => {
       lost = true
     })
     s.on('ready', () => {
+      reported = false
       if (!lost) return
       lost = false
       local.resync()
@@ -64,7 +80,8 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     return (subscriber = s)
   }
 
-  if (owned) publisher.on('error', () => {}) // it reconnects by itself; unhandled, errors would be thrown
+  if (owned) publisher.on('error', outage) // it reconnects by itself; unhandled, errors would be thrown
+  publisher.on('ready', () => (reported = false))
   const connected = () =>
     publisher.status === 'ready'
       ? Promise.resolve()
@@ -86,7 +103,7 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     },
     async publish(event) {
       await connected()
-      await publisher.publish(prefix + topicOf(event), JSON.stringify(event))
+      await publisher.publish(prefix + event.topic, JSON.stringify(event))
     },
     async subscribe(topics, listener) {
       const unique = [...new Set(topics)]
@@ -105,7 +122,9 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
           }
           return n === 0
         })
-        if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {})
+        if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {
+          // Fails only while disconnected, an outage already reported; the channel is dropped on reconnect.
+        })
       }
       const localSub = await local.subscribe(unique, listener)
       try {

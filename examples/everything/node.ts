@@ -7,7 +7,11 @@ import { redisBackplane } from '../../adapters/redis/index.js'
 import { createEverythingServer } from './server.js'
 
 const backplane = process.env.REDIS_URL ? redisBackplane({ url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX }) : undefined
-const server = createEverythingServer({ requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET }, backplane })
-const running = await serve(server, { port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' })
+const running = await serve(createEverythingServer(), {
+  port: Number(process.env.PORT ?? 3000),
+  host: process.env.HOST ?? '127.0.0.1',
+  backplane,
+  requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET },
+})
 running.http.once('close', () => void backplane?.close())
 console.error(`mcp-edge everything server listening on ${running.url}${backplane ? ' (Redis backplane)' : ''}`)

@@ -82,20 +82,24 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       const answer = await ctx.elicit('user_name', nameForm('What is your name?'))
       return `Hello, ${text(answer.content?.name)}!`
     })
-    .tool('test_trigger_tool_change', { description: 'Adds or removes test_dynamic_tool' }, () => {
-      if (server.remove('tool', 'test_dynamic_tool')) return 'Removed test_dynamic_tool'
-      server.tool('test_dynamic_tool', { description: 'Appears and disappears' }, () => 'dynamic')
-      return 'Added test_dynamic_tool'
+    // Registration at run time changes this instance only (the conformance suite talks to one); the
+    // notification reaches every instance's listen streams.
+    .tool('test_trigger_tool_change', { description: 'Adds or removes test_dynamic_tool' }, async (_args, ctx) => {
+      const removed = server.remove('tool', 'test_dynamic_tool')
+      if (!removed) server.tool('test_dynamic_tool', { description: 'Appears and disappears' }, () => 'dynamic')
+      await ctx.notify.toolsChanged()
+      return removed ? 'Removed test_dynamic_tool' : 'Added test_dynamic_tool'
     })
-    .tool('test_update_watched_resource', { description: 'Changes test://watched-resource and tells its subscribers' }, async () => {
+    .tool('test_update_watched_resource', { description: 'Changes test://watched-resource and tells its subscribers' }, async (_args, ctx) => {
       watched++
-      await server.notify.resourceUpdated('test://watched-resource')
+      await ctx.notify.resourceUpdated('test://watched-resource')
       return `test://watched-resource is now at version ${watched}`
     })
-    .tool('test_trigger_prompt_change', { description: 'Adds or removes test_dynamic_prompt' }, () => {
-      if (server.remove('prompt', 'test_dynamic_prompt')) return 'Removed test_dynamic_prompt'
-      server.prompt('test_dynamic_prompt', { description: 'Appears and disappears' }, () => 'dynamic')
-      return 'Added test_dynamic_prompt'
+    .tool('test_trigger_prompt_change', { description: 'Adds or removes test_dynamic_prompt' }, async (_args, ctx) => {
+      const removed = server.remove('prompt', 'test_dynamic_prompt')
+      if (!removed) server.prompt('test_dynamic_prompt', { description: 'Appears and disappears' }, () => 'dynamic')
+      await ctx.notify.promptsChanged()
+      return removed ? 'Removed test_dynamic_prompt' : 'Added test_dynamic_prompt'
     })
 
   // Multi-round-trip requests (SEP-2322).

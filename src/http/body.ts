@@ -1,23 +1,32 @@
-import { ERROR } from '../protocol/constants.js'
-import { McpError } from '../protocol/errors.js'
-
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
-const tooLarge = (limit: number) => new McpError(ERROR.INVALID_REQUEST, `Request body exceeds ${limit} bytes`, undefined, 413)
-
-/** Reads a body as UTF-8 without ever holding more than `limit` bytes of it. */
-export function readBody(request: Request, limit: number): Promise<string> {
-  const length = request.headers.get('content-length')
-  const declared = length === null ? NaN : Number(length)
-  if (declared > limit) return Promise.reject(tooLarge(limit))
-  // HTTP servers deliver exactly Content-Length bytes, so a declared length within the limit needs no
-  // counting, and text() is the runtimes' fast path (handed on as is: no extra promise on the hot path).
-  // Without one (chunked), count as the bytes come.
-  if (Number.isSafeInteger(declared) && declared >= 0) return request.text()
-  return readCounting(request, limit)
+/** The body is larger than the limit (HTTP 413). */
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body exceeds ${limit} bytes`)
+    this.name = 'BodyTooLarge'
+  }
 }
 
-async function readCounting(request: Request, limit: number): Promise<string> {
+/** The body is not UTF-8, which JSON text must be (RFC 8259 §8.1). */
+export class NotUtf8 extends Error {
+  constructor() {
+    super('Parse error: the body is not valid UTF-8')
+    this.name = 'NotUtf8'
+  }
+}
+
+// ignoreBOM false: a leading BOM is dropped, as RFC 8259 lets a parser do.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/**
+ * Reads a body as UTF-8 without ever holding more than `limit` bytes of it. The bytes are counted as they
+ * arrive: a declared Content-Length larger than the limit is refused at once, but a smaller one is not
+ * trusted (a Request built by an adapter may carry any header).
+ */
+export async function readBody(request: Request, limit: number): Promise<string> {
+  const length = request.headers.get('content-length')
+  if (length !== null && Number(length) > limit) throw new BodyTooLarge(limit)
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -28,15 +37,22 @@ async function readCounting(request: Request, limit: number): Promise<string> {
     size += value.byteLength
     if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw tooLarge(limit)
+      throw new BodyTooLarge(limit)
     }
     chunks.push(value)
   }
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    bytes.set(c, at)
-    at += c.byteLength
+  let bytes = chunks[0] ?? new Uint8Array(0)
+  if (chunks.length > 1) {
+    bytes = new Uint8Array(size)
+    let at = 0
+    for (const c of chunks) {
+      bytes.set(c, at)
+      at += c.byteLength
+    }
   }
-  return new TextDecoder().decode(bytes)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw new NotUtf8()
+  }
 }

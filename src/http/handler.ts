@@ -1,164 +1,160 @@
 import { ERROR, HEADER } from '../protocol/constants.js'
-import { errorResponse, McpError, toMcpError } from '../protocol/errors.js'
-import { classify, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import { Cancellation } from '../server/cancellation.js'
-import { dispatch, type Call } from '../server/dispatch.js'
-import { prepare, type Prepared } from '../server/prepare.js'
+import { errorResponse, McpError } from '../protocol/errors.js'
+import { classify, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import type { Transport } from '../exchange/call.js'
+import { Cancellation } from '../exchange/cancellation.js'
+import { exchange } from '../exchange/exchange.js'
+import { createRuntime, type Runtime, type RuntimeOptions } from '../exchange/runtime.js'
+import type { Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
-import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
-import { listen, type ListenContext, type ListenOptions } from './listen.js'
-import { checkMcpHeaders } from './mcp-headers.js'
+import { BodyTooLarge, DEFAULT_MAX_BODY_BYTES, NotUtf8, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive, type SseStream } from './sse.js'
+import { answerStatus, TRANSPORT_STATUS } from './status.js'
 
-export interface HandlerOptions extends SecurityOptions {
+export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
-  maxBodyBytes?: number
+  maxBodyBytes?: number | undefined
   /** Interval of SSE keep-alive comments in ms (default 15 s; 0 turns them off). */
-  keepAliveMs?: number
-  listen?: ListenOptions
+  keepAliveMs?: number | undefined
   /**
-   * Who is asking, when requests are authenticated (e.g. the subject of a verified token). requestState is
-   * bound to it, so that one user's pending input request cannot be completed by another.
+   * Who is asking, when requests are authenticated (e.g. the subject of a verified token). `visible`
+   * predicates see it, and requestState is bound to it, so that one user's pending input request cannot
+   * be completed by another.
    */
-  principal?: (request: Request, runtime: RuntimeContext) => string | undefined | Promise<string | undefined>
+  principal?: ((request: Request, runtime: RuntimeContext) => string | undefined | Promise<string | undefined>) | undefined
 }
 
 /** What a runtime hands to each request besides the Request itself. */
 export interface RuntimeContext {
   /** Passed to handlers as `ctx.env` (Workers bindings, Lambda context). */
   env?: unknown
-  waitUntil?: (promise: Promise<unknown>) => void
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
 }
 
 export interface FetchHandler {
   (request: Request, runtime?: RuntimeContext): Promise<Response>
   /** Ends every open listen stream gracefully (for shutdown); in-flight requests run to completion. */
   close(): Promise<void>
+  /** Tells listen streams on every instance sharing the backplane that something changed. */
+  readonly notify: Notify
+}
+
+interface HandlerContext {
+  readonly runtime: Runtime
+  readonly principal: HandlerOptions['principal']
+  readonly maxBodyBytes: number
+  readonly keepAlives: KeepAlive
 }
 
 /**
  * The whole stateless request path as a Web-standard fetch handler: it answers whatever path it is given,
- * so mount it where the MCP endpoint should be (`createApp` does that on Hono).
+ * so mount it where the MCP endpoint should be (`createApp` does that on Hono). The server definition and
+ * the deployment's services (options) make one runtime, shared by every request.
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
-  const keepAlives = keepAlive(options.keepAliveMs ?? 15_000)
+  const runtime = createRuntime(server, options)
   const context: HandlerContext = {
-    server,
+    runtime,
     principal: options.principal,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    keepAlives,
-    listen: { ...options.listen, keepAlives, open: new Set() },
+    keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
   }
   const guard = requestGuard(options)
-  const handler = async (request: Request, runtime: RuntimeContext = NO_RUNTIME) => {
+  const handler = async (request: Request, platform: RuntimeContext = NO_PLATFORM) => {
     const refused = guard(request)
-    if (refused) return json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Forbidden: ${refused}`)), 403)
+    if (refused) return refuse(`Forbidden: ${refused}`, TRANSPORT_STATUS.forbidden)
     const cors = corsHeaders(request)
     switch (request.method) {
       case 'POST':
-        return withHeaders(await post(context, request, runtime), cors)
+        return withHeaders(await post(context, request, platform), cors)
       case 'OPTIONS':
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
       default:
         // Older clients probe with GET (standalone SSE stream) and DELETE (session end); neither exists here.
-        return withHeaders(json(errorResponse(undefined, new McpError(-32000, 'Method not allowed.')), 405, { allow: 'POST, OPTIONS' }), cors)
+        return withHeaders(refuse('Method not allowed.', TRANSPORT_STATUS.methodNotAllowed, { allow: 'POST, OPTIONS' }, -32000), cors)
     }
   }
-  return Object.assign(handler, {
-    async close() {
-      for (const end of [...context.listen.open]) end()
-    },
-  })
+  return Object.assign(handler, { close: runtime.close, notify: runtime.notify })
 }
 
-interface HandlerContext {
-  server: McpServer
-  principal: HandlerOptions['principal']
-  maxBodyBytes: number
-  keepAlives: KeepAlive
-  listen: ListenContext
-}
-
-async function post(context: HandlerContext, request: Request, runtime: RuntimeContext): Promise<Response> {
-  const { server } = context
+async function post(context: HandlerContext, request: Request, platform: RuntimeContext): Promise<Response> {
   const type = request.headers.get('content-type')
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
-    return json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, 'Content-Type must be application/json')), 415)
+    return refuse('Content-Type must be application/json', TRANSPORT_STATUS.unsupportedMediaType)
   }
   let body: unknown
   try {
     body = JSON.parse(await readBody(request, context.maxBodyBytes))
   } catch (e) {
-    const error = e instanceof McpError ? e : new McpError(ERROR.PARSE, 'Parse error: the body is not valid JSON')
-    return json(errorResponse(undefined, error), error.status)
+    if (e instanceof BodyTooLarge) return refuse(e.message, TRANSPORT_STATUS.tooLarge)
+    return refuse(e instanceof NotUtf8 ? e.message : 'Parse error: the body is not valid JSON', TRANSPORT_STATUS.malformed, undefined, ERROR.PARSE)
   }
-  const id = readId(body)
+  let message: JsonRpcRequest
   try {
     const incoming = classify(body)
     // Notifications need no answer; over HTTP the stateless protocol defines none a server must act on.
-    if (incoming.kind === 'notification') return new Response(null, { status: 202 })
-    const message = incoming.message
-    const call = prepare(server, message, {
-      versionHeader: request.headers.get(HEADER.protocolVersion)?.trim(),
-      check: (profile) => checkMcpHeaders(request.headers, message.method, message.params ?? {}, profile, server),
-    })
-    if (context.principal) call.principal = await context.principal(request, runtime)
-    if (call.method === 'subscriptions/listen') {
-      return await listen(server, { ...call, signal: request.signal }, context.listen)
-    }
-    return await respond(server, call, request, runtime, context.keepAlives)
+    if (incoming.kind === 'notification') return new Response(null, { status: TRANSPORT_STATUS.accepted })
+    message = incoming.message
   } catch (e) {
-    return errorJson(id, e)
+    return json(errorResponse(readId(body), e as McpError), TRANSPORT_STATUS.malformed)
   }
+  let principal: string | undefined
+  if (context.principal) {
+    try {
+      principal = await context.principal(request, platform)
+    } catch (e) {
+      const errorId = context.runtime.report(e, { method: message.method, requestId: message.id, during: 'principal' })
+      return json(errorResponse(message.id, new McpError(ERROR.INTERNAL, `Internal error (error id ${errorId})`)), 200)
+    }
+  }
+  return respond(context, message, request, platform, principal)
 }
 
 /**
- * Runs the request. The answer is one JSON object unless the handler sends a notification (progress, log)
- * before its result: then the response becomes an SSE stream carrying those and the result. The client
- * closing that stream, or the request's own abort signal, aborts the handler; nothing is written after.
+ * Runs the request. The answer is one JSON object unless the method sends a notification (progress, log,
+ * a listen acknowledgement) before its result: then the response becomes an SSE stream carrying those and
+ * the result. The client closing that stream, or the request's own abort signal, aborts the method;
+ * nothing is written after.
  */
-function respond(server: McpServer, prepared: Prepared, request: Request, runtime: RuntimeContext, keepAlives: KeepAlive): Promise<Response> {
+function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, principal: string | undefined): Promise<Response> {
   return new Promise<Response>((resolve) => {
     let stream: SseStream | undefined
     let settled = false
     const cancel = new Cancellation(() => request.signal)
-    const emit = (message: JsonRpcNotification) => {
+    const emit = (notification: JsonRpcNotification) => {
       if (settled || cancel.aborted) return
       if (!stream) {
-        stream = sseStream(keepAlives, () => cancel.abort(new Error('client closed the stream')))
-        // A stream lives on: from now on the request's own signal aborts the handler too.
+        stream = sseStream(context.keepAlives, () => cancel.abort(new Error('client closed the stream')))
+        // A stream lives on: from now on the request's own signal aborts the method too.
         void cancel.signal
         resolve(new Response(stream.body, { status: 200, headers: SSE_HEADERS }))
       }
-      stream.write(message)
+      stream.write(notification)
     }
-    const finish = (message: JsonObject, status: number) => {
+    const transport: Transport = {
+      versionHeader: request.headers.get(HEADER.protocolVersion)?.trim(),
+      header: (name) => request.headers.get(name),
+      cancel, emit, principal, request, env: platform.env, waitUntil: platform.waitUntil,
+    }
+    void exchange(context.runtime, message, transport).then((answer) => {
       settled = true
-      if (!stream) return resolve(json(message, status))
-      if (!cancel.aborted) stream.write(message)
+      const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
+      if (!stream) return resolve(body ? json(body, answerStatus(answer)) : new Response(null, { status: 204 }))
+      if (body && !cancel.aborted) stream.write(body)
       stream.close()
-    }
-    const call: Call = Object.assign(prepared, { cancel, emit, request, env: runtime.env, waitUntil: runtime.waitUntil })
-    dispatch(server, call).then(
-      (result) => finish(resultResponse(prepared.id, result), 200),
-      (e) => {
-        const error = toMcpError(e)
-        finish(errorResponse(prepared.id, error), error.status)
-      },
-    )
+    })
   })
 }
 
-function errorJson(id: JsonRpcId | undefined, e: unknown): Response {
-  const error = toMcpError(e)
-  return json(errorResponse(id, error), error.status)
+const JSON_HEADERS = { 'content-type': 'application/json' }
+const NO_PLATFORM: RuntimeContext = {}
+
+function refuse(message: string, status: number, headers?: Record<string, string>, code: number = ERROR.INVALID_REQUEST): Response {
+  return json(errorResponse(undefined, new McpError(code, message)), status, headers)
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' }
-const NO_RUNTIME: RuntimeContext = {}
-
-function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+function json(body: unknown, status: number, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
 }
 

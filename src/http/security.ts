@@ -8,9 +8,9 @@ export interface SecurityOptions {
    * Host header values accepted (`name` or `name:port`); default loopback names only. '*' accepts any Host:
    * right where the platform routes by hostname (Workers, Lambda function URLs), wrong for a local server.
    */
-  allowedHosts?: string[] | '*'
+  allowedHosts?: string[] | '*' | undefined
   /** Origins accepted besides the server's own (`https://app.example.com`), or '*' for any. */
-  allowedOrigins?: string[] | '*'
+  allowedOrigins?: string[] | '*' | undefined
 }
 
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']

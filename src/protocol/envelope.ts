@@ -7,9 +7,9 @@ import type { ClientCapabilities, Implementation } from './types.js'
 export interface Envelope {
   protocolVersion: string
   clientCapabilities: ClientCapabilities
-  clientInfo?: Implementation
-  logLevel?: LogLevel
-  progressToken?: string | number
+  clientInfo?: Implementation | undefined
+  logLevel?: LogLevel | undefined
+  progressToken?: string | number | undefined
   meta: JsonObject
 }
 
@@ -35,7 +35,7 @@ export function readEnvelope(params: JsonObject | undefined): Envelope {
   const logLevel = meta[META.logLevel]
   if (logLevel !== undefined) {
     if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
-      throw invalidParams(`_meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(', ')}`, undefined, 400)
+      throw invalidParams(`_meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(', ')}`)
     }
     envelope.logLevel = logLevel as LogLevel
   }
@@ -49,4 +49,4 @@ export function readEnvelope(params: JsonObject | undefined): Envelope {
   return envelope
 }
 
-const malformed = (message: string) => invalidParams(`Invalid request envelope: ${message}`, undefined, 400)
+const malformed = (message: string) => invalidParams(`Invalid request envelope: ${message}`)

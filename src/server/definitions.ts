@@ -3,29 +3,36 @@ import type {
   Annotations, CachePolicy, CallToolResult, ClientCapabilities, CompleteResult, ContentBlock, GetPromptResult, Icon,
   Meta, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents, ToolAnnotations,
 } from '../protocol/types.js'
-import type { RequestContext } from './context.js'
+import type { Asker, RequestContext } from './context.js'
 import type { Infer, SchemaInput } from './schema.js'
 
 type MaybePromise<T> = T | Promise<T>
+
+/**
+ * Whether an entry is shown to whoever asks (principal, client): hidden ones are absent from lists and
+ * unknown to calls, for that asker only. Lists with hidden entries are marked `cacheScope: "private"`.
+ */
+export type Visibility = (asker: Asker) => boolean
 
 /** What a tool handler may return: text, content blocks, a structured value, or the whole result. */
 export type ToolReturn = string | ContentBlock[] | CallToolResult | JsonObject | void
 
 export interface ToolDefinition<In extends SchemaInput | undefined = SchemaInput | undefined, Out extends SchemaInput | undefined = SchemaInput | undefined> {
-  title?: string
-  description?: string
+  title?: string | undefined
+  description?: string | undefined
   /** Arguments: a Standard Schema (zod 4, valibot, ...) or a JSON Schema object with `"type": "object"`. */
-  input?: In
+  input?: In | undefined
   /** The JSON Schema to advertise when `input` is a Standard Schema that cannot describe itself. */
-  inputSchema?: JsonObject
+  inputSchema?: JsonObject | undefined
   /** Shape of `structuredContent`; results are checked against it. */
-  output?: Out
-  outputSchema?: JsonObject
-  annotations?: ToolAnnotations
-  icons?: Icon[]
-  _meta?: Meta
+  output?: Out | undefined
+  outputSchema?: JsonObject | undefined
+  annotations?: ToolAnnotations | undefined
+  icons?: Icon[] | undefined
+  _meta?: Meta | undefined
   /** Client capabilities the tool cannot run without; a request that lacks them gets -32021 before it runs. */
-  requires?: ClientCapabilities
+  requires?: ClientCapabilities | undefined
+  visible?: Visibility | undefined
 }
 
 export type ToolHandler<In> = (args: Infer<In>, ctx: RequestContext) => MaybePromise<ToolReturn>
@@ -34,15 +41,16 @@ export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceCo
 
 export interface ResourceDefinition {
   name: string
-  title?: string
-  description?: string
-  mimeType?: string
-  size?: number
-  annotations?: Annotations
-  icons?: Icon[]
-  _meta?: Meta
+  title?: string | undefined
+  description?: string | undefined
+  mimeType?: string | undefined
+  size?: number | undefined
+  annotations?: Annotations | undefined
+  icons?: Icon[] | undefined
+  _meta?: Meta | undefined
   /** Caching hints for `resources/read` of this resource. */
-  cache?: CachePolicy
+  cache?: CachePolicy | undefined
+  visible?: Visibility | undefined
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => MaybePromise<ResourceReturn>
@@ -54,9 +62,9 @@ export type Completer = (
 
 export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'size'> {
   /** Lists concrete resources of this template in `resources/list`. */
-  list?: (ctx: RequestContext) => MaybePromise<Resource[]>
+  list?: ((ctx: RequestContext) => MaybePromise<Resource[]>) | undefined
   /** Completion of template variables, by variable name. */
-  complete?: Record<string, Completer>
+  complete?: Record<string, Completer> | undefined
 }
 
 export type TemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => MaybePromise<ResourceReturn>
@@ -64,14 +72,15 @@ export type TemplateHandler = (uri: string, variables: Record<string, string>, c
 export type PromptReturn = string | PromptMessage[] | GetPromptResult
 
 export interface PromptDefinition<Args extends SchemaInput | PromptArgument[] | undefined = SchemaInput | PromptArgument[] | undefined> {
-  title?: string
-  description?: string
+  title?: string | undefined
+  description?: string | undefined
   /** Arguments as a list, or as an object schema of string properties (Standard Schema or JSON Schema). */
-  args?: Args
-  icons?: Icon[]
-  _meta?: Meta
+  args?: Args | undefined
+  icons?: Icon[] | undefined
+  _meta?: Meta | undefined
   /** Completion of argument values, by argument name (enum arguments complete on their own). */
-  complete?: Record<string, Completer>
+  complete?: Record<string, Completer> | undefined
+  visible?: Visibility | undefined
 }
 
 export type PromptArgs<A> = A extends PromptArgument[] ? Record<string, string> : A extends SchemaInput ? Infer<A, Record<string, string>> : Record<string, string>

@@ -13,13 +13,13 @@ export interface StandardSchema<Input = unknown, Output = Input> {
     readonly jsonSchema?: {
       readonly input: (options: { target: string }) => Record<string, unknown>
       readonly output: (options: { target: string }) => Record<string, unknown>
-    }
-    readonly types?: { readonly input: Input; readonly output: Output }
+    } | undefined
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined
   }
 }
 type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }> }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> }
 
 /** A schema a user may hand us: any Standard Schema, or a plain JSON Schema object. */
 export type SchemaInput = StandardSchema | JsonObject
@@ -79,7 +79,7 @@ function standardChecked(result: StandardResult<unknown>): Checked {
   return result.issues ? { ok: false, issues: result.issues.slice(0, MAX_ISSUES).map(formatIssue) } : { ok: true, value: result.value }
 }
 
-function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }): string {
+function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }): string {
   const path = issue.path?.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')
   return path ? `${path}: ${issue.message}` : issue.message
 }

@@ -6,76 +6,79 @@ import type {
   CachePolicy, ClientCapabilities, Implementation, Prompt, PromptArgument, Resource, ResourceTemplate,
   ServerCapabilities, Tool,
 } from '../protocol/types.js'
+import type { Asker } from './context.js'
 import type {
   Completer, ListName, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
-  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler,
+  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, Visibility,
 } from './definitions.js'
-import { memoryBackplane, type Backplane, type ChangeEvent } from '../state/backplane.js'
-import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
 import { assertObjectSchema, compileSchema, type CompiledSchema, type SchemaInput } from './schema.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 
 export interface ServerOptions extends Implementation {
-  instructions?: string
+  instructions?: string | undefined
   /** Items per page of every list (default 100). */
-  pageSize?: number
+  pageSize?: number | undefined
   /** Caching hints (SEP-2549) per result kind; default `{ ttlMs: 0, cacheScope: 'private' }`. */
-  cache?: Partial<Record<ListName | 'discover' | 'read', CachePolicy>>
+  cache?: Partial<Record<ListName | 'discover' | 'read', CachePolicy>> | undefined
   /** Protocol versions to serve, a subset of 2026-07-28, DRAFT-2026-v1 and the 2025 legacy versions (default all). */
-  versions?: string[]
-  requestState?: {
-    /**
-     * HMAC key (at least 32 bytes). Every instance serving one server must share it; without one, a random
-     * key per process is used, which only works while one process answers all rounds of a request.
-     */
-    secret?: Secret
-    /** How long a client has to answer an input request (default 10 minutes). */
-    ttlMs?: number
-  }
-  /** Extra capabilities to advertise (experimental, extensions); merged over the derived ones. */
-  capabilities?: ServerCapabilities
-  /** How changes reach listen streams on every instance (default: within this process only). */
-  backplane?: Backplane
+  versions?: string[] | undefined
+  /** Extra capabilities to advertise (experimental); merged over the derived ones. */
+  capabilities?: ServerCapabilities | undefined
 }
 
-export interface ToolEntry {
+interface Entry { enabled: boolean; visible: Visibility | undefined }
+
+export interface ToolEntry extends Entry {
   tool: Tool
-  input?: CompiledSchema
-  output?: CompiledSchema
+  input: CompiledSchema | undefined
+  output: CompiledSchema | undefined
   params: ParamHeader[]
-  requires?: ClientCapabilities
+  requires: ClientCapabilities | undefined
   handler: ToolHandler<unknown>
-  enabled: boolean
 }
 
-export interface PromptEntry {
+export interface PromptEntry extends Entry {
   prompt: Prompt
-  schema?: CompiledSchema
+  schema: CompiledSchema | undefined
   /** Allowed values of enum arguments, for completion. */
   enums: Record<string, string[]>
   complete: Record<string, Completer>
   handler: PromptHandler<unknown>
-  enabled: boolean
 }
 
-export interface ResourceEntry { resource: Resource; cache?: CachePolicy; handler: ResourceHandler; enabled: boolean }
+export interface ResourceEntry extends Entry { resource: Resource; cache: CachePolicy | undefined; handler: ResourceHandler }
 
-export interface TemplateEntry {
+export interface TemplateEntry extends Entry {
   template: ResourceTemplate
   parsed: UriTemplate
   def: ResourceTemplateDefinition
   handler: TemplateHandler
-  enabled: boolean
 }
 
-type Kind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate'
-const LIST_OF: Record<Kind, ListName> = { tool: 'tools', prompt: 'prompts', resource: 'resources', resourceTemplate: 'resourceTemplates' }
+export interface Entries { tool: ToolEntry; prompt: PromptEntry; resource: ResourceEntry; resourceTemplate: TemplateEntry }
+export type Kind = keyof Entries
+
+const LIST_OF = { tool: 'tools', prompt: 'prompts', resource: 'resources', resourceTemplate: 'resourceTemplates' } as const satisfies Record<Kind, ListName>
+/** What each kind of entry looks like in its list result. */
+export interface Wire { tool: Tool; prompt: Prompt; resource: Resource; resourceTemplate: ResourceTemplate }
+const WIRE: { [K in Kind]: (e: Entries[K]) => Wire[K] } = {
+  tool: (e) => e.tool,
+  prompt: (e) => e.prompt,
+  resource: (e) => e.resource,
+  resourceTemplate: (e) => e.template,
+}
 const DEFAULT_CACHE: CachePolicy = { ttlMs: 0, cacheScope: 'private' }
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
 /**
- * One MCP server definition: the registry of tools, resources, templates and prompts. It is built once and
- * shared by every request; list results are computed once per change, never per request.
+ * One MCP server definition: who it is and its tools, resources, templates and prompts. It knows nothing of
+ * where it runs: the backplane, the requestState secret and the other services of a deployment are given to
+ * the runtime entry that serves it (createFetchHandler, serve, createWorker), never set on it, so one
+ * definition can be served by several entries at once.
+ *
+ * Registering, removing, disabling after requests have begun changes this instance only: other instances
+ * of the same server keep their lists. Lists that differ by who asks use `visible` predicates instead; a
+ * change every instance must hear of goes through the runtime's `notify`.
  */
 export class McpServer {
   readonly info: Implementation
@@ -83,32 +86,16 @@ export class McpServer {
   readonly infoMeta: Readonly<Record<string, Implementation>>
   readonly options: ServerOptions
   readonly versions: readonly string[]
-  readonly requestStateTtlMs: number
-  #requestState: StateCodec
-  #ownSecret: boolean
 
-  /** @internal */ readonly tools = new Map<string, ToolEntry>()
-  /** @internal */ readonly prompts = new Map<string, PromptEntry>()
-  /** @internal */ readonly resources = new Map<string, ResourceEntry>()
-  /** @internal */ readonly templates = new Map<string, TemplateEntry>()
-
-  readonly #lists = new Map<ListName, unknown[]>()
-  readonly #listeners = new Set<(list: ListName) => void>()
-  #backplane: Backplane
-  #capabilities: ServerCapabilities | undefined
-  /** Lists changed in this tick, published together once it ends. */
-  readonly #pending = new Set<'tools' | 'prompts' | 'resources'>()
-
-  /**
-   * Tells every listen stream, on every instance sharing the backplane, that something changed; callable
-   * from a handler or from outside any request (a webhook, a cron job). Registry changes publish on their own.
-   */
-  readonly notify = {
-    toolsChanged: () => this.publish({ kind: 'list', list: 'tools' }),
-    promptsChanged: () => this.publish({ kind: 'list', list: 'prompts' }),
-    resourcesChanged: () => this.publish({ kind: 'list', list: 'resources' }),
-    resourceUpdated: (uri: string) => this.publish({ kind: 'resource', uri }),
+  readonly #entries: { [K in Kind]: Map<string, Entries[K]> } = {
+    tool: new Map(), prompt: new Map(), resource: new Map(), resourceTemplate: new Map(),
   }
+  /** Wire lists of the kinds nobody hides entries of, computed once per change. */
+  readonly #lists = new Map<Kind, unknown[]>()
+  /** The kinds with an entry shown to some askers only. */
+  readonly #hiding = new Set<Kind>()
+  readonly #listeners = new Set<(list: ListName) => void>()
+  #capabilities: ServerCapabilities | undefined
 
   constructor(options: ServerOptions) {
     const { name, version, title, description, websiteUrl, icons } = options
@@ -125,49 +112,6 @@ export class McpServer {
     if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize > 0)) {
       throw new Error('pageSize must be a positive integer')
     }
-    this.#ownSecret = options.requestState?.secret !== undefined
-    this.#requestState = codecFor(options.requestState?.secret)
-    this.requestStateTtlMs = options.requestState?.ttlMs ?? 10 * 60_000
-    this.#backplane = options.backplane ?? memoryBackplane()
-  }
-
-  get backplane(): Backplane {
-    return this.#backplane
-  }
-
-  /** @internal */
-  get requestState(): StateCodec {
-    return this.#requestState
-  }
-
-  /** Whether a requestState secret was configured (rather than a random key of this process). */
-  get hasRequestStateSecret(): boolean {
-    return this.#ownSecret
-  }
-
-  /**
-   * Sets the requestState secret; for runtime adapters that read it from bindings only available once a
-   * request arrives (Worker secrets). Every instance serving this server must use the same one.
-   */
-  useRequestStateSecret(secret: Secret): this {
-    this.#requestState = codecFor(secret)
-    this.#ownSecret = true
-    return this
-  }
-
-  /** Swaps the backplane; for runtime adapters that can only build theirs once a request brings bindings. */
-  useBackplane(backplane: Backplane): this {
-    this.#backplane = backplane
-    return this
-  }
-
-  /** Publishes a change; failures are logged, never thrown into the code that made the change. */
-  async publish(event: ChangeEvent): Promise<void> {
-    try {
-      await this.#backplane.publish(event)
-    } catch (e) {
-      console.error('mcp-edge: publishing a change failed', e)
-    }
   }
 
   tool<In extends SchemaInput | undefined = undefined, Out extends SchemaInput | undefined = undefined>(
@@ -176,7 +120,7 @@ export class McpServer {
     handler: ToolHandler<In>,
   ): this {
     if (!TOOL_NAME.test(name)) throw new Error(`tool name "${name}" must match ${TOOL_NAME}`)
-    this.#assertFree(this.tools, 'tool', name)
+    this.#assertFree('tool', name)
     const where = `tool "${name}"`
     const input = def.input ? compileSchema(def.input, 'input', where, def.inputSchema) : undefined
     const inputSchema = input?.json ?? def.inputSchema ?? { type: 'object' }
@@ -188,8 +132,8 @@ export class McpServer {
       name, title: def.title, description: def.description, inputSchema, outputSchema: output?.json,
       annotations: def.annotations, icons: def.icons, _meta: def._meta,
     })
-    this.tools.set(name, { tool, input, output, params, requires: def.requires, handler: handler as ToolHandler<unknown>, enabled: true })
-    return this.#changed('tools')
+    const entry: ToolEntry = { tool, input, output, params, requires: def.requires, handler: handler as ToolHandler<unknown>, enabled: true, visible: def.visible }
+    return this.#add('tool', name, entry)
   }
 
   prompt<A extends SchemaInput | PromptArgument[] | undefined = undefined>(
@@ -197,7 +141,7 @@ export class McpServer {
     def: PromptDefinition<A>,
     handler: PromptHandler<A>,
   ): this {
-    this.#assertFree(this.prompts, 'prompt', name)
+    this.#assertFree('prompt', name)
     const where = `prompt "${name}"`
     let args: PromptArgument[] | undefined
     let schema: CompiledSchema | undefined
@@ -221,8 +165,9 @@ export class McpServer {
       })
     }
     const prompt: Prompt = strip({ name, title: def.title, description: def.description, arguments: args, icons: def.icons, _meta: def._meta })
-    this.prompts.set(name, { prompt, schema, enums, complete: def.complete ?? {}, handler: handler as PromptHandler<unknown>, enabled: true })
-    return this.#changed('prompts')
+    return this.#add('prompt', name, {
+      prompt, schema, enums, complete: def.complete ?? {}, handler: handler as PromptHandler<unknown>, enabled: true, visible: def.visible,
+    })
   }
 
   resource(uri: string, def: ResourceDefinition, handler: ResourceHandler): this {
@@ -231,28 +176,25 @@ export class McpServer {
     } catch {
       throw new Error(`resource "${uri}": not an absolute URI`)
     }
-    this.#assertFree(this.resources, 'resource', uri)
-    const { cache, ...meta } = def
-    this.resources.set(uri, { resource: strip({ uri, ...meta }), cache, handler, enabled: true })
-    return this.#changed('resources')
+    this.#assertFree('resource', uri)
+    const { cache, visible, ...meta } = def
+    return this.#add('resource', uri, { resource: strip({ uri, ...meta }), cache, handler, enabled: true, visible })
   }
 
   resourceTemplate(uriTemplate: string, def: ResourceTemplateDefinition, handler: TemplateHandler): this {
-    this.#assertFree(this.templates, 'resource template', uriTemplate)
+    this.#assertFree('resourceTemplate', uriTemplate)
     const parsed = parseUriTemplate(uriTemplate)
-    const { list, complete, cache, ...meta } = def
+    const { list, complete, cache, visible, ...meta } = def
     for (const variable of Object.keys(complete ?? {})) {
       if (!parsed.variables.includes(variable)) throw new Error(`resource template "${uriTemplate}": cannot complete unknown variable "${variable}"`)
     }
-    this.templates.set(uriTemplate, { template: strip({ uriTemplate, ...meta }), parsed, def, handler, enabled: true })
-    this.#changedKind('resourceTemplate')
-    return this
+    return this.#add('resourceTemplate', uriTemplate, { template: strip({ uriTemplate, ...meta }), parsed, def, handler, enabled: true, visible })
   }
 
   /** Removes a tool, prompt, resource (by URI) or resource template (by URI template); false if absent. */
   remove(kind: Kind, name: string): boolean {
-    const removed = this.#map(kind).delete(name)
-    if (removed) this.#changedKind(kind)
+    const removed = this.#entries[kind].delete(name)
+    if (removed) this.#changed(kind)
     return removed
   }
 
@@ -265,85 +207,88 @@ export class McpServer {
     return this.#setEnabled(kind, name, true)
   }
 
-  /** Called after every change to a list, with the list that changed. Returns an unsubscribe function. */
+  /** Called after every change to a list of this instance, with the list that changed. Returns an unsubscribe function. */
   onListChanged(listener: (list: ListName) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }
 
-  /** @internal The enabled entries of a list, in registration order, computed once per change. */
-  list<T>(name: ListName, build: () => T[]): T[] {
-    let items = this.#lists.get(name)
-    if (!items) this.#lists.set(name, (items = build()))
-    return items as T[]
+  /** The entry of that name if it is enabled and the asker may see it. */
+  find<K extends Kind>(kind: K, name: string, asker: Asker): Entries[K] | undefined {
+    const entry = this.#entries[kind].get(name)
+    return entry?.enabled && (!entry.visible || entry.visible(asker)) ? entry : undefined
   }
 
-  /** @internal */
+  /** The enabled entries the asker may see, in registration order. */
+  entries<K extends Kind>(kind: K, asker: Asker): Entries[K][] {
+    return [...this.#entries[kind].values()].filter((e) => e.enabled && (!e.visible || e.visible(asker)))
+  }
+
+  /** Whether some entry of this kind is shown to some askers only: then its list is per asker. */
+  hidesSome(kind: Kind): boolean {
+    return this.#hiding.has(kind)
+  }
+
+  /** The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
+  listed<K extends Kind>(kind: K, asker: Asker): Wire[K][] {
+    const wire = WIRE[kind] as (e: Entries[K]) => Wire[K]
+    if (this.hidesSome(kind)) return this.entries(kind, asker).map(wire)
+    let items = this.#lists.get(kind)
+    if (!items) this.#lists.set(kind, (items = this.entries(kind, asker).map(wire)))
+    return items as Wire[K][]
+  }
+
   cachePolicy(kind: ListName | 'discover' | 'read'): CachePolicy {
-    return this.options.cache?.[kind] ?? DEFAULT_CACHE
+    const policy = this.options.cache?.[kind] ?? DEFAULT_CACHE
+    // A list that differs by who asks must not be shared by caches between askers.
+    const kindOf = (Object.keys(LIST_OF) as Kind[]).find((k) => LIST_OF[k] === kind)
+    return kindOf && policy.cacheScope !== 'private' && this.hidesSome(kindOf) ? { ...policy, cacheScope: 'private' } : policy
   }
 
-  /** @internal The capabilities this definition has handlers for. */
+  /** The capabilities this definition has handlers for, merged with `options.capabilities`. */
   capabilities(): ServerCapabilities {
     return (this.#capabilities ??= this.#deriveCapabilities())
   }
 
   #deriveCapabilities(): ServerCapabilities {
+    const { tool, prompt, resource, resourceTemplate } = this.#entries
     const caps: ServerCapabilities = {}
-    if (this.tools.size > 0) caps.tools = { listChanged: true }
-    if (this.prompts.size > 0) caps.prompts = { listChanged: true }
-    if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true }
-    if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {}
+    if (tool.size > 0) caps.tools = { listChanged: true }
+    if (prompt.size > 0) caps.prompts = { listChanged: true }
+    if (resource.size > 0 || resourceTemplate.size > 0) caps.resources = { subscribe: true, listChanged: true }
+    if (prompt.size > 0 || resourceTemplate.size > 0) caps.completions = {}
     caps.logging = {}
     return { ...caps, ...this.options.capabilities }
   }
 
-  #map(kind: Kind): Map<string, { enabled: boolean }> {
-    return { tool: this.tools, prompt: this.prompts, resource: this.resources, resourceTemplate: this.templates }[kind]
+  #add<K extends Kind>(kind: K, name: string, entry: Entries[K]): this {
+    this.#entries[kind].set(name, entry)
+    this.#changed(kind)
+    return this
   }
 
   #setEnabled(kind: Kind, name: string, enabled: boolean): boolean {
-    const entry = this.#map(kind).get(name)
+    const entry = this.#entries[kind].get(name)
     if (!entry) return false
     if (entry.enabled !== enabled) {
       entry.enabled = enabled
-      this.#changedKind(kind)
+      this.#changed(kind)
     }
     return true
   }
 
-  #changedKind(kind: Kind): void {
-    this.#changed(LIST_OF[kind])
-    // Templates may list concrete resources, so resources/list can change with them.
-    if (kind === 'resourceTemplate') this.#changed('resources')
+  #assertFree(kind: Kind, name: string): void {
+    const what = kind === 'resourceTemplate' ? 'resource template' : kind
+    if (this.#entries[kind].has(name)) throw new Error(`${what} "${name}" is already registered`)
   }
 
-  #assertFree(map: Map<string, unknown>, what: string, name: string): void {
-    if (map.has(name)) throw new Error(`${what} "${name}" is already registered`)
-  }
-
-  #changed(list: ListName): this {
-    this.#lists.delete(list)
+  #changed(kind: Kind): void {
+    this.#lists.delete(kind)
+    if ([...this.#entries[kind].values()].some((e) => e.visible)) this.#hiding.add(kind)
+    else this.#hiding.delete(kind)
     this.#capabilities = undefined
-    for (const listener of this.#listeners) listener(list)
-    // Template changes show in resources/list_changed: the protocol has no templates notification.
-    const published = list === 'resourceTemplates' ? 'resources' : list
-    if (this.#pending.size === 0) {
-      queueMicrotask(() => {
-        const lists = [...this.#pending]
-        this.#pending.clear()
-        for (const l of lists) void this.publish({ kind: 'list', list: l })
-      })
-    }
-    this.#pending.add(published)
-    return this
+    for (const listener of this.#listeners) listener(LIST_OF[kind])
   }
-}
-
-function codecFor(secret: Secret | undefined): StateCodec {
-  // Checked now, so that a short secret fails when the server is defined rather than on first use.
-  assertSecretLength(secret)
-  return stateCodec(secret)
 }
 
 /** Drops undefined members so that wire objects carry only what was given. */

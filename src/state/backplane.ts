@@ -1,16 +1,21 @@
-import { isObject } from '../protocol/jsonrpc.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 
 /**
  * The Backplane port: how a change made anywhere reaches every open `subscriptions/listen` stream on every
- * instance. Events are refetch cues ("the tools list changed", "this resource changed"), not a log: a
+ * instance. Events are refetch cues on a topic ("list:tools", "resource:<uri>", or an extension's own, such
+ * as a task id), optionally with a JSON payload for extensions whose notifications carry one; not a log: a
  * subscriber that missed some gets a resync instead, and clients refetch.
  */
-export type ChangeEvent =
-  | { kind: 'list'; list: 'tools' | 'prompts' | 'resources' }
-  | { kind: 'resource'; uri: string }
+export interface ChangeEvent {
+  readonly topic: string
+  readonly data?: JsonObject | undefined
+}
 
 /** Delivered to a subscriber that may have missed events (a backplane connection came back). */
-export interface Resync { kind: 'resync' }
+export interface Resync { readonly topic?: undefined; readonly resync: true }
+
+export const RESYNC: Resync = Object.freeze({ resync: true })
+export const isResync = (event: ChangeEvent | Resync): event is Resync => 'resync' in event
 
 export type Listener = (event: ChangeEvent | Resync) => void
 
@@ -26,13 +31,11 @@ export interface Backplane {
   close?(): Promise<void>
 }
 
-/**
- * Topic names. Lists are one topic each; every resource URI is its own topic, so an implementation can
- * shard resource traffic by `shardOf(topic, n)`.
- */
-export function topicOf(event: ChangeEvent): string {
-  return event.kind === 'list' ? `list:${event.list}` : `resource:${event.uri}`
-}
+/** The topic of a list: one per list. */
+export const listChanged = (list: 'tools' | 'prompts' | 'resources'): ChangeEvent => ({ topic: `list:${list}` })
+
+/** The topic of one resource: every URI is its own, so an implementation can shard by `shardOf(topic, n)`. */
+export const resourceUpdated = (uri: string): ChangeEvent => ({ topic: `resource:${uri}` })
 
 /** FNV-1a over UTF-16 code units: a stable, cheap 32-bit hash (not for security). */
 export function fnv1a(text: string): number {
@@ -55,35 +58,39 @@ export function parseEvent(text: string): ChangeEvent | undefined {
   } catch {
     return undefined
   }
-  if (!isObject(event)) return undefined
-  const e = event
-  if (e.kind === 'list' && (e.list === 'tools' || e.list === 'prompts' || e.list === 'resources')) return { kind: 'list', list: e.list }
-  if (e.kind === 'resource' && typeof e.uri === 'string') return { kind: 'resource', uri: e.uri }
-  return undefined
+  if (!isObject(event) || typeof event.topic !== 'string' || event.topic === '') return undefined
+  if (event.data === undefined) return { topic: event.topic }
+  return isObject(event.data) ? { topic: event.topic, data: event.data } : undefined
 }
 
 export interface LocalFanout extends Backplane {
   /** Open subscriptions. */
   readonly size: number
-  /** Hands an event to this process's subscribers of a topic. */
-  deliver(topic: string, event: ChangeEvent): void
+  /** Hands an event to this process's subscribers of its topic. */
+  deliver(event: ChangeEvent): void
   /** Tells every subscriber, once each, that it may have missed events. */
   resync(): void
 }
 
+export interface MemoryBackplaneOptions {
+  /** Where a failing subscriber is reported (default: logged to stderr). */
+  onError?: ((error: unknown) => void) | undefined
+}
+
 /** Fan-out within one process: the default backplane, and the local half of every other one. */
-export function memoryBackplane(): LocalFanout {
+export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFanout {
+  const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
   const byTopic = new Map<string, Set<Listener>>()
   const all = new Set<Listener>()
   const call = (listener: Listener, event: ChangeEvent | Resync) => {
     try {
       listener(event)
     } catch (e) {
-      console.error('mcp-edge: a listen subscriber failed', e)
+      onError(e)
     }
   }
-  const deliver = (topic: string, event: ChangeEvent) => {
-    const set = byTopic.get(topic)
+  const deliver = (event: ChangeEvent) => {
+    const set = byTopic.get(event.topic)
     if (set) for (const listener of set) call(listener, event)
   }
   return {
@@ -92,10 +99,10 @@ export function memoryBackplane(): LocalFanout {
     },
     deliver,
     resync() {
-      for (const listener of all) call(listener, { kind: 'resync' })
+      for (const listener of all) call(listener, RESYNC)
     },
     async publish(event) {
-      deliver(topicOf(event), event)
+      deliver(event)
     },
     async subscribe(names, listener) {
       const unique = [...new Set(names)]

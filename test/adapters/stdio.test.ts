@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { serveStdio } from '../../adapters/node/index.js'
+import { serveStdio, type StdioOptions } from '../../adapters/node/index.js'
 import { McpServer } from '../../src/index.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { gatedBackplane } from '../helpers/backplane.js'
@@ -55,7 +55,7 @@ describe('stdio with the SDK clients', () => {
 })
 
 /** serveStdio on in-memory streams: every line out must be a valid protocol message. */
-async function harness(server: McpServer, options: { shutdownGraceMs?: number; env?: unknown } = {}) {
+async function harness(server: McpServer, options: StdioOptions = {}) {
   // Let the list changes of the definition itself go out before anyone listens.
   await new Promise((r) => setImmediate(r))
   const input = new PassThrough()
@@ -111,14 +111,14 @@ describe('stdio line protocol', () => {
     h.send(req('sub-b', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
     await until(() => h.lines.length === 2)
     expect(h.lines.map((l) => l.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/subscriptions/acknowledged'])
-    await server.notify.toolsChanged()
+    await h.stdio.notify.toolsChanged()
     await until(() => h.lines.length === 4)
     expect(h.lines.slice(2).map((l) => l.params._meta['io.modelcontextprotocol/subscriptionId']).sort()).toEqual(['sub-a', 'sub-b'])
     h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub-a' } })
     // Lines are handled in order: once the next request is answered, the cancellation has been handled.
     h.send(req(5, 'tools/call', { name: 'quick' }))
     await until(() => h.lines.length === 5)
-    await server.notify.toolsChanged()
+    await h.stdio.notify.toolsChanged()
     await until(() => h.lines.length === 6)
     expect(h.lines[5]!.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub-b')
     await h.stdio.close()
@@ -288,7 +288,7 @@ describe('stdio child process', () => {
 describe('stdio listen setup', () => {
   const gated = () => {
     const backplane = gatedBackplane()
-    const server = new McpServer({ name: 'stdio-setup', version: '1.0.0', backplane })
+    const server = new McpServer({ name: 'stdio-setup', version: '1.0.0' })
       .tool('quick', { description: 'answers' }, () => 'quick')
       .resource('test://a', { name: 'a' }, () => 'a')
     return { server, backplane }
@@ -304,7 +304,7 @@ describe('stdio listen setup', () => {
 
   it('acknowledges only once the subscription is live', async () => {
     const { server, backplane } = gated()
-    const h = await harness(server)
+    const h = await harness(server, { backplane })
     h.send(listen('l-1'))
     await backplane.subscribing()
     await barrier(h, 1)
@@ -317,11 +317,11 @@ describe('stdio listen setup', () => {
 
   it('holds back changes published during setup until after the acknowledgement, and loses none', async () => {
     const { server, backplane } = gated()
-    const h = await harness(server)
+    const h = await harness(server, { backplane })
     h.send(listen('l-2'))
     await backplane.subscribing()
-    await server.notify.resourceUpdated('test://a')
-    await server.notify.toolsChanged()
+    await h.stdio.notify.resourceUpdated('test://a')
+    await h.stdio.notify.toolsChanged()
     backplane.release()
     await until(() => h.lines.filter((l) => subscriptionOf(l) === 'l-2').length === 3)
     expect(h.lines.filter((l) => subscriptionOf(l) === 'l-2').map((l) => l.params.uri ?? l.method)).toEqual([
@@ -332,14 +332,14 @@ describe('stdio listen setup', () => {
 
   it('a listen cancelled while it is being set up is freed and never acknowledged', async () => {
     const { server, backplane } = gated()
-    const h = await harness(server)
+    const h = await harness(server, { backplane })
     h.send(listen('l-3'))
     await backplane.subscribing()
     h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-3' } })
     await barrier(h, 1)
     backplane.release()
     await until(() => backplane.open === 0)
-    await server.notify.toolsChanged()
+    await h.stdio.notify.toolsChanged()
     await barrier(h, 2)
     expect(h.lines.filter((l) => subscriptionOf(l) === 'l-3')).toEqual([])
     expect(backplane.delivered).toBe(0)
@@ -352,7 +352,7 @@ describe('stdio listen setup', () => {
 
   it('a listen still being set up when the server stops is ended and freed', async () => {
     const { server, backplane } = gated()
-    const h = await harness(server)
+    const h = await harness(server, { backplane })
     h.send(listen('l-4'))
     await backplane.subscribing()
     const closing = h.stdio.close()

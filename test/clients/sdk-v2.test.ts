@@ -6,7 +6,7 @@ import { createEverythingServer } from '../../examples/everything/server.js'
 import type { McpServer } from '../../src/index.js'
 import { deferred, until } from '../helpers/async.js'
 import { recordingFetch } from '../helpers/wire.js'
-import { startEverything, TEST_SECRET } from '../helpers/server.js'
+import { startEverything } from '../helpers/server.js'
 
 let running: RunningServer
 let server: McpServer
@@ -15,7 +15,7 @@ let wire: ReturnType<typeof recordingFetch>
 let gate = deferred()
 
 beforeAll(async () => {
-  server = createEverythingServer({ requestState: { secret: TEST_SECRET } })
+  server = createEverythingServer()
     .tool('gated_progress', { description: 'reports progress, waits for the test, reports again' }, async (_args, ctx) => {
       ctx.progress(1, 2)
       await gate.promise
@@ -98,7 +98,7 @@ describe('SDK v2 client', () => {
 
   it('receives progress notifications as they happen, before the result', async () => {
     const client = await connect()
-    const seen: { progress: number; total?: number }[] = []
+    const seen: { progress: number; total?: number | undefined }[] = []
     const result = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, {
       onprogress: (p) => void seen.push({ progress: p.progress, total: p.total }),
     })
@@ -238,7 +238,7 @@ describe('SDK v2 client', () => {
     await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })
     await client.callTool({ name: 'test_trigger_prompt_change', arguments: {} }) // not subscribed
     await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
-    await server.notify.resourceUpdated('test://watched-resource') // e.g. from a webhook
+    await running.notify.resourceUpdated('test://watched-resource') // e.g. from a webhook
     await until(() => seen.length >= 3, 5000, 'three notifications')
     expect(seen).toEqual(['tools', 'test://watched-resource', 'test://watched-resource'])
     const read = await client.readResource({ uri: 'test://watched-resource' })

@@ -4,7 +4,7 @@
  * setup must handle (events before the acknowledgement, a client that leaves before the subscription is
  * live), which the in-memory backplane closes at once.
  */
-import { memoryBackplane, type Backplane } from '../../src/state/backplane.js'
+import { memoryBackplane, type Backplane } from '../../src/index.js'
 import { deferred, type Deferred } from './async.js'
 
 export interface GatedBackplane extends Backplane {

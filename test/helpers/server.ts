@@ -8,7 +8,7 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
 
 /** The everything server on a free loopback port, without signal handlers. */
 export function startEverything(options: ServeOptions = {}, server?: McpServer): Promise<RunningServer> {
-  return serve(server ?? createEverythingServer({ requestState: { secret: TEST_SECRET } }), { port: 0, handleSignals: false, ...options })
+  return serve(server ?? createEverythingServer(), { port: 0, handleSignals: false, requestState: { secret: TEST_SECRET }, ...options })
 }
 
 export const META_2026 = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({

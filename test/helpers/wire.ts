@@ -127,7 +127,7 @@ export function requestVersion(body: unknown, header: string | null | undefined)
 }
 
 export interface WireRecord {
-  method?: string
+  method?: string | undefined
   version: string
   status: number
   messages: Record<string, unknown>[]

@@ -11,7 +11,7 @@ import { requestVersion, validateServerMessage } from '../helpers/wire.js'
 
 let running: RunningServer
 beforeAll(async () => {
-  running = await startEverything({ maxBodyBytes: 64 * 1024 }, createEverythingServer({ requestState: { secret: TEST_SECRET }, pageSize: 5 }))
+  running = await startEverything({ maxBodyBytes: 64 * 1024 }, createEverythingServer({ pageSize: 5 }))
 })
 afterAll(() => running.close())
 
@@ -221,7 +221,7 @@ describe('bad input', () => {
   })
 
   it('expired requestState is refused', async () => {
-    const short = await startEverything({}, createEverythingServer({ requestState: { secret: TEST_SECRET, ttlMs: 1 } }))
+    const short = await startEverything({ requestState: { secret: TEST_SECRET, ttlMs: 1 } })
     try {
       const headers = modernHeaders('tools/call', { name: 'test_input_required_result_elicitation' })
       const first = await (await fetch(short.url, { method: 'POST', headers, body: JSON.stringify(tool('test_input_required_result_elicitation')) })).json()

@@ -1,14 +1,14 @@
 /** Multi-round-trip requests: what a requestState is bound to, and what earlier rounds leave to later ones. */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
-import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
+import { META_2026, rpc } from '../helpers/server.js'
 
 const form = (message: string) => ({ message, requestedSchema: { type: 'object', properties: { v: { type: 'string' } } } })
 const accept = (v: string) => ({ action: 'accept', content: { v } })
 
 function setup() {
   const effects = { memo: 0, runs: 0 }
-  const server = new McpServer({ name: 'rounds', version: '1', requestState: { secret: TEST_SECRET } })
+  const server = new McpServer({ name: 'rounds', version: '1' })
     .tool('pay', {
       description: 'asks before paying',
       input: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'] },
@@ -72,7 +72,7 @@ describe('requestState', () => {
 })
 
 describe('input requests and the capabilities they need', () => {
-  const server = new McpServer({ name: 'asks', version: '1', requestState: { secret: TEST_SECRET } })
+  const server = new McpServer({ name: 'asks', version: '1' })
     .tool('ask', { description: 'asks whatever it is told to', input: { type: 'object', properties: { request: { type: 'object' } } } },
       async ({ request }, ctx) => JSON.stringify(await ctx.ask({ k: request as never })))
     .prompt('ask', { description: 'a prompt that asks too' }, async (_args, ctx) => (await ctx.elicit('k', form('?'))).action)

@@ -12,16 +12,16 @@ import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 
 function setup() {
   const backplane = gatedBackplane()
-  const server = new McpServer({ name: 'listen-setup', version: '1.0.0', backplane })
+  const server = new McpServer({ name: 'listen-setup', version: '1.0.0' })
     .tool('t', { description: 't' }, () => 't')
     .resource('test://a', { name: 'a' }, () => 'a')
-  return { server, backplane, handler: createFetchHandler(server) }
+  return { backplane, handler: createFetchHandler(server, { backplane }) }
 }
 
 const listenRequest = (id: string, signal?: AbortSignal) => {
   const params = { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] }, _meta: META_2026() }
   return new Request('http://127.0.0.1/mcp', {
-    method: 'POST', headers: modernHeaders('subscriptions/listen', params), signal,
+    method: 'POST', headers: modernHeaders('subscriptions/listen', params), ...(signal && { signal }),
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
   })
 }
@@ -57,11 +57,11 @@ describe('listen setup over HTTP', () => {
   })
 
   it('holds back changes published during setup until after the acknowledgement, and loses none', async () => {
-    const { handler, backplane, server } = setup()
+    const { handler, backplane } = setup()
     const response = handler(listenRequest('s-2'))
     await backplane.subscribing()
-    await server.notify.resourceUpdated('test://a')
-    await server.notify.toolsChanged()
+    await handler.notify.resourceUpdated('test://a')
+    await handler.notify.toolsChanged()
     expect(backplane.delivered).toBe(2)
     backplane.release()
     const stream = await messages(await response)
@@ -69,14 +69,14 @@ describe('listen setup over HTTP', () => {
     expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a', _meta: { 'io.modelcontextprotocol/subscriptionId': 's-2' } } })
     expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 's-2' } } })
     // And what comes after setup flows as usual.
-    await server.notify.resourceUpdated('test://a')
+    await handler.notify.resourceUpdated('test://a')
     expect((await stream.next()).params).toMatchObject({ uri: 'test://a' })
     await stream.cancel()
     expect(backplane.open).toBe(0)
   })
 
   it('frees the subscription of a client that leaves while it is being set up', async () => {
-    const { handler, backplane, server } = setup()
+    const { handler, backplane } = setup()
     const abort = new AbortController()
     const response = handler(listenRequest('s-3', abort.signal))
     await backplane.subscribing()
@@ -86,7 +86,7 @@ describe('listen setup over HTTP', () => {
     await response.then((res) => res.body?.cancel(), () => undefined)
     expect(backplane.open).toBe(0)
     // Nothing is delivered to the stream that is gone.
-    await server.notify.toolsChanged()
+    await handler.notify.toolsChanged()
     expect(backplane.delivered).toBe(0)
   })
 
@@ -98,10 +98,11 @@ describe('listen setup over HTTP', () => {
     backplane.release()
     await closing
     const res = await response
-    const all: unknown[] = []
-    for await (const m of sseMessages(res.body!)) all.push(m)
     expect(backplane.open).toBe(0)
-    // The client learns the stream ended (a SubscriptionsListenResult), whatever it saw before.
-    expect(all.at(-1)).toMatchObject({ id: 's-4', result: { resultType: 'complete' } })
+    // Ended before it was acknowledged: the answer is the SubscriptionsListenResult alone, as JSON.
+    expect(res.headers.get('content-type')).toBe('application/json')
+    const body = await res.json()
+    expect(validateServerMessage('2026-07-28', 'subscriptions/listen', body)).toEqual([])
+    expect(body).toMatchObject({ id: 's-4', result: { resultType: 'complete' } })
   })
 })

@@ -1,7 +1,6 @@
 /** subscriptions/listen over HTTP: ack first, id tagging, the filter, lifetime, shutdown, disconnects. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/index.js'
-import { memoryBackplane } from '../../src/state/backplane.js'
+import { createFetchHandler, McpServer, memoryBackplane, type HandlerOptions } from '../../src/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 import { recordingFetch, sseMessages } from '../helpers/wire.js'
 
@@ -13,11 +12,11 @@ afterEach(async () => {
 
 function setup(options: HandlerOptions = {}, serverOptions: { prompts?: boolean } = { prompts: true }) {
   const backplane = memoryBackplane()
-  const server = new McpServer({ name: 'listen', version: '1.0.0', backplane })
+  const server = new McpServer({ name: 'listen', version: '1.0.0' })
     .tool('t', { description: 't' }, () => 't')
     .resource('test://a', { name: 'a' }, () => 'a')
   if (serverOptions.prompts) server.prompt('p', { description: 'p' }, () => 'p')
-  const handler = createFetchHandler(server, options)
+  const handler = createFetchHandler(server, { backplane, ...options })
   wire = recordingFetch(handler)
   return { server, backplane, handler, fetch: wire.fetch }
 }
@@ -52,38 +51,39 @@ describe('subscriptions/listen', () => {
   })
 
   it('delivers only what the filter asked for', async () => {
-    const { fetch, server } = setup()
+    const { fetch, handler } = setup()
     const stream = await open(fetch, { promptsListChanged: true, resourceSubscriptions: ['test://a'] })
     await stream.next()
-    server.tool('u', { description: 'u' }, () => 'u') // not asked for
-    await server.notify.resourceUpdated('test://b') // not asked for
-    server.prompt('q', { description: 'q' }, () => 'q')
-    await server.notify.resourceUpdated('test://a')
-    // Registry changes are published when the tick ends (coalesced); explicit notifications at once.
-    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a', _meta: tag('listen-1') } })
+    await handler.notify.toolsChanged() // not asked for
+    await handler.notify.resourceUpdated('test://b') // not asked for
+    await handler.notify.promptsChanged()
+    await handler.notify.resourceUpdated('test://a')
     expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag('listen-1') } })
+    expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a', _meta: tag('listen-1') } })
     await stream.cancel()
   })
 
-  it('coalesces changes made in one tick into one notification', async () => {
-    const { fetch, server } = setup()
+  it('registry changes at run time publish nothing: they are instance-local, notify is what reaches every instance', async () => {
+    const { fetch, handler, server } = setup()
     const stream = await open(fetch, { toolsListChanged: true, resourcesListChanged: true })
     await stream.next()
     for (let i = 0; i < 5; i++) server.tool(`bulk_${i}`, { description: 'b' }, () => '')
     server.resourceTemplate('test://t/{x}', { name: 't' }, () => '')
-    await server.notify.toolsChanged()
-    const methods = [(await stream.next()).method, (await stream.next()).method, (await stream.next()).method]
-    expect(methods.sort()).toEqual(['notifications/resources/list_changed', 'notifications/tools/list_changed', 'notifications/tools/list_changed'])
+    server.remove('tool', 't')
+    await handler.notify.resourcesChanged()
+    await handler.notify.toolsChanged()
+    expect((await stream.next()).method).toBe('notifications/resources/list_changed')
+    expect((await stream.next()).method).toBe('notifications/tools/list_changed')
     await stream.cancel()
   })
 
   it('serves several concurrent subscriptions, each with its own id', async () => {
-    const { fetch, server } = setup()
+    const { fetch, handler } = setup()
     const a = await open(fetch, { toolsListChanged: true }, 'a')
     const b = await open(fetch, { toolsListChanged: true }, 'b')
     await a.next()
     await b.next()
-    server.disable('tool', 't')
+    await handler.notify.toolsChanged()
     expect((await a.next()).params._meta).toEqual(tag('a'))
     expect((await b.next()).params._meta).toEqual(tag('b'))
     await a.cancel()
@@ -122,7 +122,7 @@ describe('subscriptions/listen', () => {
   })
 
   it('lets go of a client that stops reading rather than queueing for it without end, and frees its subscription', async () => {
-    const { handler, server, backplane } = setup()
+    const { handler, backplane } = setup()
     const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
     const res = await handler(new Request('http://127.0.0.1/mcp', {
       method: 'POST', headers: modernHeaders('subscriptions/listen'),
@@ -132,7 +132,7 @@ describe('subscriptions/listen', () => {
     // About 130 bytes each: 8,000 of them is 1 MB queued for a client that reads nothing.
     let published = 0
     while (backplane.size > 0 && published < 20_000) {
-      await server.notify.toolsChanged()
+      await handler.notify.toolsChanged()
       published++
     }
     expect(backplane.size).toBe(0)
@@ -176,11 +176,11 @@ describe('subscriptions/listen', () => {
   })
 
   it('honours up to 1000 URIs, each once', async () => {
-    const { fetch, server } = setup()
+    const { fetch, handler } = setup()
     const uris = Array.from({ length: 1000 }, (_, i) => `test://${i % 500}`)
     const stream = await open(fetch, { resourceSubscriptions: uris, toolsListChanged: false })
     expect((await stream.next()).params.notifications).toEqual({ resourceSubscriptions: uris.slice(0, 500) })
-    await server.notify.resourceUpdated('test://499')
+    await handler.notify.resourceUpdated('test://499')
     expect((await stream.next()).params.uri).toBe('test://499')
     await stream.cancel()
   })

@@ -65,23 +65,23 @@ describe('handlers and registry', () => {
     expect(body.result.content[0].text.length).toBeLessThan(2000)
   })
 
-  it('unexpected errors reach the client as a bare "Internal error", never with their message', async () => {
+  it('unexpected errors reach the client as "Internal error" with an error id, never with their message', async () => {
     const server = new McpServer({ name: 'x', version: '1' }).prompt('p', { description: 'p' }, () => {
       throw new Error('connect postgres://admin:hunter2@db failed')
     })
     const { body } = await rpc(createFetchHandler(server), 'prompts/get', { name: 'p', _meta: META_2026() })
-    expect(body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(body.error).toEqual({ code: -32603, message: expect.stringMatching(/^Internal error \(error id [0-9a-f]{8}\)$/) })
   })
 })
 
 describe('requestState binding', () => {
-  const asks = () => new McpServer({ name: 'bind', version: '1', requestState: { secret: TEST_SECRET } })
+  const asks = () => new McpServer({ name: 'bind', version: '1' })
     .tool('confirm', { description: 'c' }, async (_a, ctx) => (await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action)
   const retry = (state: string) => ({ name: 'confirm', _meta: META_2026({ elicitation: {} }), inputResponses: { ok: { action: 'accept' } }, requestState: state })
   const withUser = (user: string, params: Record<string, unknown>) => ({ ...modernHeaders('tools/call', params), authorization: `Bearer ${user}` })
 
   it('is bound to the principal: a state issued to alice does not work for bob', async () => {
-    const options: HandlerOptions = { principal: (r) => r.headers.get('authorization')?.slice(7) }
+    const options: HandlerOptions = { principal: (r) => r.headers.get('authorization')?.slice(7), requestState: { secret: TEST_SECRET } }
     const handler = createFetchHandler(asks(), options)
     const params = { name: 'confirm', _meta: META_2026({ elicitation: {} }) }
     const first = await rpc(handler, 'tools/call', params, { headers: withUser('alice', params) })
@@ -92,10 +92,10 @@ describe('requestState binding', () => {
   })
 
   it('is bound to the server: another server sharing the secret refuses it', async () => {
-    const first = await rpc(createFetchHandler(asks()), 'tools/call', { name: 'confirm', _meta: META_2026({ elicitation: {} }) })
-    const other = new McpServer({ name: 'other', version: '1', requestState: { secret: TEST_SECRET } })
+    const first = await rpc(createFetchHandler(asks(), { requestState: { secret: TEST_SECRET } }), 'tools/call', { name: 'confirm', _meta: META_2026({ elicitation: {} }) })
+    const other = new McpServer({ name: 'other', version: '1' })
       .tool('confirm', { description: 'c' }, async (_a, ctx) => (await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action)
-    const res = await rpc(createFetchHandler(other), 'tools/call', retry(first.body.result.requestState))
+    const res = await rpc(createFetchHandler(other, { requestState: { secret: TEST_SECRET } }), 'tools/call', retry(first.body.result.requestState))
     expect(res.body.error.code).toBe(-32602)
   })
 })

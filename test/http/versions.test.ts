@@ -4,7 +4,7 @@ import { createFetchHandler, McpServer } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
 
-const everything = createFetchHandler(createEverythingServer({ requestState: { secret: TEST_SECRET } }))
+const everything = createFetchHandler(createEverythingServer(), { requestState: { secret: TEST_SECRET } })
 
 const SEED_META = {
   'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',

@@ -2,7 +2,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { redisBackplane } from '../../adapters/redis/index.js'
-import type { ChangeEvent, Resync } from '../../src/state/backplane.js'
+import { isResync, listChanged, resourceUpdated, RESYNC, type ChangeEvent, type Resync } from '../../src/index.js'
 import { until } from '../helpers/async.js'
 import { ownRedis, REDIS_URL } from '../helpers/redis.js'
 
@@ -10,7 +10,7 @@ import { ownRedis, REDIS_URL } from '../helpers/redis.js'
  * Redis hands a subscriber connection its messages in the order the server accepted the publishes: once a
  * last event has arrived, every earlier one that was ever going to has too.
  */
-const END: ChangeEvent = { kind: 'resource', uri: 'test://end' }
+const END: ChangeEvent = resourceUpdated('test://end')
 const isEnd = (e: ChangeEvent | Resync | unknown) => JSON.stringify(e) === JSON.stringify(END)
 const prefix = () => `test-${crypto.randomUUID()}:`
 const admin = new Redis(REDIS_URL)
@@ -23,13 +23,13 @@ describe('redis backplane', () => {
     const b = redisBackplane({ url: REDIS_URL, prefix: p })
     const got: (ChangeEvent | Resync)[] = []
     const sub = await a.subscribe(['list:tools', 'resource:test://x', 'resource:test://end'], (e) => void got.push(e))
-    await b.publish({ kind: 'list', list: 'tools' })
-    await b.publish({ kind: 'list', list: 'prompts' })
-    await a.publish({ kind: 'resource', uri: 'test://x' })
-    await b.publish({ kind: 'resource', uri: 'test://y' })
+    await b.publish(listChanged('tools'))
+    await b.publish(listChanged('prompts'))
+    await a.publish(resourceUpdated('test://x'))
+    await b.publish(resourceUpdated('test://y'))
     await b.publish(END)
     await until(() => got.some(isEnd))
-    expect(got).toEqual([{ kind: 'list', list: 'tools' }, { kind: 'resource', uri: 'test://x' }, END])
+    expect(got).toEqual([listChanged('tools'), resourceUpdated('test://x'), END])
     await sub.close()
     await a.close()
     await b.close()
@@ -63,13 +63,14 @@ describe('redis backplane', () => {
     const other = redisBackplane({ url: REDIS_URL, prefix: prefix() })
     const got: unknown[] = []
     await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
-    await other.publish({ kind: 'list', list: 'tools' })
+    await other.publish(listChanged('tools'))
     await admin.publish(`${p}list:tools`, 'not json')
-    await admin.publish(`${p}list:tools`, '{"kind":"list","list":"secrets"}')
-    await admin.publish(`${p}list:tools`, '{"kind":"list","list":"tools"}')
+    await admin.publish(`${p}list:tools`, '{"topic":"list:secrets"}') // names another topic than its channel
+    await admin.publish(`${p}list:tools`, '{"topic":"list:tools","data":"not an object"}')
+    await admin.publish(`${p}list:tools`, '{"topic":"list:tools","data":{"n":1}}')
     await admin.publish(`${p}resource:test://end`, JSON.stringify(END))
     await until(() => got.some(isEnd))
-    expect(got).toEqual([{ kind: 'list', list: 'tools' }, END])
+    expect(got).toEqual([{ topic: 'list:tools', data: { n: 1 } }, END])
     await bp.close()
     await other.close()
   })
@@ -82,13 +83,13 @@ describe('redis backplane', () => {
       await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
       await redis.stop()
       // Fails at once, and is not sent later either.
-      await expect(bp.publish({ kind: 'list', list: 'tools' })).rejects.toThrow()
+      await expect(bp.publish(listChanged('tools'))).rejects.toThrow()
       await redis.start()
-      await until(() => got.some((e) => e.kind === 'resync'), 10_000)
-      await bp.publish({ kind: 'list', list: 'tools' })
+      await until(() => got.some(isResync), 10_000)
+      await bp.publish(listChanged('tools'))
       await bp.publish(END)
       await until(() => got.some(isEnd))
-      expect(got).toEqual([{ kind: 'resync' }, { kind: 'list', list: 'tools' }, END])
+      expect(got).toEqual([RESYNC, listChanged('tools'), END])
     } finally {
       await bp.close()
       await redis.stop()

@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpError, McpServer } from '../../src/index.js'
+import { createFetchHandler, McpError, McpServer, ToolError } from '../../src/index.js'
 import { META_2026, rpc } from '../helpers/server.js'
 
 const server = () => new McpServer({ name: 'defs', version: '1.0.0' })
@@ -58,10 +58,11 @@ describe('tool definitions', () => {
     expect((await call(s, 'structured_only', {})).result).toMatchObject({ structuredContent: { y: 2 }, content: [{ type: 'text', text: '{"y":2}' }] })
     // A result's own _meta keeps its keys and still names the server.
     expect((await call(s, 'own_meta', {})).result?._meta).toEqual({ 'example.com/trace': 'abc', 'io.modelcontextprotocol/serverInfo': { name: 'defs', version: '1.0.0' } })
-    expect((await call(s, 'throws', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] })
+    // An unexpected exception's message stays in the server's log (test/http/errors.test.ts).
+    expect((await call(s, 'throws', {})).result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Tool throws failed unexpectedly \(error id [0-9a-f]{8}\)$/) }] })
   })
 
-  it('a protocol error thrown by a tool is a JSON-RPC error; an internal one is a result the model reads', async () => {
+  it('a protocol error thrown by a tool is a JSON-RPC error, whatever its code; a ToolError is a result the model reads', async () => {
     const s = server()
       .tool('refuses', {}, () => {
         throw new McpError(-32602, 'that id does not exist', { id: 7 })
@@ -69,8 +70,12 @@ describe('tool definitions', () => {
       .tool('internal', {}, () => {
         throw new McpError(-32603, 'the tool gave up')
       })
+      .tool('gives_up', {}, () => {
+        throw new ToolError('the tool gave up')
+      })
     expect((await call(s, 'refuses', {})).error).toEqual({ code: -32602, message: 'that id does not exist', data: { id: 7 } })
-    expect((await call(s, 'internal', {})).result).toEqual({
+    expect((await call(s, 'internal', {})).error).toEqual({ code: -32603, message: 'the tool gave up' })
+    expect((await call(s, 'gives_up', {})).result).toEqual({
       content: [{ type: 'text', text: 'the tool gave up' }], isError: true, resultType: 'complete',
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'defs', version: '1.0.0' } },
     })

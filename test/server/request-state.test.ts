@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { McpServer } from '../../src/index.js'
-import { digest, importStateKey, stateCodec } from '../../src/server/request-state.js'
+import { createFetchHandler, McpServer } from '../../src/index.js'
+import { digest, importStateKey, stateCodec } from '../../src/exchange/request-state.js'
 
 const payload = { n: 'server', m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
 
@@ -24,9 +24,9 @@ describe('requestState sealing', () => {
     await expect(codec.open(expired)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
   })
 
-  it('refuses short secrets, when the server is defined', async () => {
+  it('refuses short secrets, when the handler is made', async () => {
     await expect(importStateKey('short')).rejects.toThrow(/32 bytes/)
-    expect(() => new McpServer({ name: 's', version: '1', requestState: { secret: 'short' } })).toThrow(/32 bytes/)
+    expect(() => createFetchHandler(new McpServer({ name: 's', version: '1' }), { requestState: { secret: 'short' } })).toThrow(/32 bytes/)
   })
 
   it('digests params independently of key order', async () => {

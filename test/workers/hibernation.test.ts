@@ -3,14 +3,14 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { expect, it } from 'vitest'
 import type { McpHub } from '../../adapters/cloudflare/index.js'
-import { shardOf, topicOf } from '../../src/state/backplane.js'
+import { listChanged, shardOf } from '../../src/index.js'
 import { mcpRequest, sseReader } from './sse.js'
 
 it('delivers a change after the hub was evicted while idle', async () => {
   const res = await exports.default.fetch(mcpRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'h-1'))
   const stream = sseReader(res.body!)
   expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
-  const hub = env.MCP_HUB.get(env.MCP_HUB.idFromName(`mcp-hub-${shardOf(topicOf({ kind: 'list', list: 'tools' }), 4)}`))
+  const hub = env.MCP_HUB.get(env.MCP_HUB.idFromName(`mcp-hub-${shardOf(listChanged('tools').topic, 4)}`))
   await runInDurableObject(hub, async (instance: McpHub) => {
     ;(instance as unknown as { marker?: number }).marker = 1
   })

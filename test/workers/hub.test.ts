@@ -4,8 +4,7 @@ import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { createWorker, type McpHub } from '../../adapters/cloudflare/index.js'
 import { tagOf } from '../../adapters/cloudflare/backplane.js'
-import { McpServer } from '../../src/index.js'
-import { shardOf, topicOf } from '../../src/state/backplane.js'
+import { McpServer, resourceUpdated, shardOf } from '../../src/index.js'
 import { mcpRequest, sseReader } from './sse.js'
 
 const worker = exports.default
@@ -34,13 +33,13 @@ describe('McpHub fan-out', () => {
     expect((await stream.next()).params.notifications.resourceSubscriptions).toHaveLength(25)
     const other = await listen({ resourceSubscriptions: ['test://other'] }, 'w-3')
     await other.next()
+    // Another Worker of the same deployment, outside any request (a cron trigger, say).
     const server = new McpServer({ name: 'publisher', version: '1' }).tool('t', { description: 't' }, () => '')
-    const publisher = createWorker(server)
-    publisher.bind(env as unknown as Record<string, unknown>)
-    for (const uri of [uris[3]!, uris[17]!, 'test://nobody']) await server.notify.resourceUpdated(uri)
+    const notify = createWorker<Cloudflare.Env>(server).notify(env)
+    for (const uri of [uris[3]!, uris[17]!, 'test://nobody']) await notify.resourceUpdated(uri)
     const got = [await stream.next(), await stream.next()].map((m) => m.params.uri).sort()
     expect(got).toEqual([uris[17], uris[3]].sort())
-    await server.notify.resourceUpdated('test://other')
+    await notify.resourceUpdated('test://other')
     expect((await other.next()).params.uri).toBe('test://other')
     await stream.cancel()
     await other.cancel()
@@ -48,24 +47,24 @@ describe('McpHub fan-out', () => {
 
   it('carries 64 URIs on sockets of at most 10 tags, and a publish reaches only the socket of its tag', async () => {
     const uris = Array.from({ length: 64 }, (_, i) => `test://wide/${i}`)
-    const perShard = [0, 1, 2, 3].map((s) => uris.filter((u) => shardOf(topicOf({ kind: 'resource', uri: u }), 4) === s).length)
+    const perShard = [0, 1, 2, 3].map((s) => uris.filter((u) => shardOf(resourceUpdated(u).topic, 4) === s).length)
     expect(Math.max(...perShard)).toBeGreaterThan(10)
     const before = await allSockets()
     const stream = await listen({ resourceSubscriptions: uris }, 'w-wide')
     expect((await stream.next()).params.notifications.resourceSubscriptions).toHaveLength(64)
     expect(await allSockets() - before).toBe(perShard.reduce((n, count) => n + Math.ceil(count / 10), 0))
     for (const uri of [uris[0]!, uris[41]!, uris[63]!]) {
-      const topic = topicOf({ kind: 'resource', uri })
-      const reached = await hub(shardOf(topic, 4)).publish(tagOf(topic), JSON.stringify({ kind: 'resource', uri }))
+      const { topic } = resourceUpdated(uri)
+      const reached = await hub(shardOf(topic, 4)).publish(tagOf(topic), JSON.stringify(resourceUpdated(uri)))
       expect(reached).toBe(1)
       expect((await stream.next()).params.uri).toBe(uri)
     }
-    const nobody = topicOf({ kind: 'resource', uri: 'test://wide/none' })
+    const nobody = resourceUpdated('test://wide/none').topic
     expect(await hub(shardOf(nobody, 4)).publish(tagOf(nobody), '{}')).toBe(0)
     // Every URI is delivered, whichever socket carries it.
     const server = new McpServer({ name: 'publisher', version: '1' }).tool('t', { description: 't' }, () => '')
-    createWorker(server).bind(env as unknown as Record<string, unknown>)
-    for (const uri of uris) await server.notify.resourceUpdated(uri)
+    const notify = createWorker<Cloudflare.Env>(server).notify(env)
+    for (const uri of uris) await notify.resourceUpdated(uri)
     const got: string[] = []
     while (got.length < uris.length) got.push((await stream.next()).params.uri)
     expect(got.sort()).toEqual([...uris].sort())
@@ -101,7 +100,7 @@ describe('McpHub fan-out', () => {
       return Object.keys(ctx.env as object).sort().join(',')
     })
     const ctx = createExecutionContext()
-    const res = await createWorker(server).fetch(mcpRequest('tools/call', { name: 'bindings', arguments: {} }), env as unknown as Record<string, unknown>, ctx)
+    const res = await createWorker<Cloudflare.Env>(server).fetch(mcpRequest('tools/call', { name: 'bindings', arguments: {} }), env, ctx)
     expect((await res.json() as any).result.content[0].text).toContain('MCP_HUB')
     // The answer did not wait for it; the execution context does.
     expect(later.done).toBe(false)

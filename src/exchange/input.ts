@@ -4,7 +4,9 @@ import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
 import { digest, rejected, type StatePayload } from './request-state.js'
-import type { McpServer } from './server.js'
+import { ToolError } from '../server/tool-error.js'
+import type { Call } from './call.js'
+import type { Runtime } from './runtime.js'
 
 /**
  * Multi-round-trip requests (SEP-2322). A handler asks for input; if the answer is not in this request, the
@@ -28,13 +30,14 @@ export interface Round {
   readonly method: string
   /** Digest of the request's own params, computed only when a state is checked or sealed. */
   readonly digest: () => Promise<string>
-  readonly principal?: string
+  readonly principal: string | undefined
 }
 
 const IDENTITY_EXCLUDED = new Set(['_meta', 'inputResponses', 'requestState'])
 
 /** Reads `inputResponses` and opens `requestState`, refusing state made for another request. */
-export async function openRound(server: McpServer, method: string, params: JsonObject, principal?: string): Promise<Round> {
+export async function openRound(call: Call): Promise<Round> {
+  const { method, params, principal, runtime } = call
   let memoised: Promise<string> | undefined
   const paramsDigest = () => (memoised ??= digest(Object.fromEntries(Object.entries(params).filter(([k]) => !IDENTITY_EXCLUDED.has(k)))))
   const responses = params.inputResponses
@@ -42,8 +45,8 @@ export async function openRound(server: McpServer, method: string, params: JsonO
   let state: StatePayload | undefined
   if (params.requestState !== undefined) {
     if (typeof params.requestState !== 'string') throw rejected('it must be a string')
-    state = await server.requestState.open(params.requestState)
-    if (state.n !== server.info.name || state.m !== method || state.d !== (await paramsDigest())) throw rejected('it was issued for a different request')
+    state = await runtime.requestState.open(params.requestState)
+    if (state.n !== runtime.server.info.name || state.m !== method || state.d !== (await paramsDigest())) throw rejected('it was issued for a different request')
     if (state.p !== principal) throw rejected('it was issued to a different principal')
   }
   return {
@@ -64,7 +67,7 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
     const required = requiredCapability(request, caps)
     if (required) {
       throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
-        { requiredCapabilities: required }, 400)
+        { requiredCapabilities: required })
     }
     const value = Object.hasOwn(round.gathered, key) ? round.gathered[key] : Object.hasOwn(round.responses, key) ? round.responses[key] : undefined
     if (value === undefined) {
@@ -79,12 +82,12 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
   return out
 }
 
-export async function inputRequiredResult(server: McpServer, round: Round, requests: Record<string, InputRequest>): Promise<JsonObject> {
-  const requestState = await server.requestState.seal({
-    n: server.info.name,
+export async function inputRequiredResult(runtime: Runtime, round: Round, requests: Record<string, InputRequest>): Promise<JsonObject> {
+  const requestState = await runtime.requestState.seal({
+    n: runtime.server.info.name,
     m: round.method,
     d: await round.digest(),
-    x: Date.now() + server.requestStateTtlMs,
+    x: Date.now() + runtime.requestStateTtlMs,
     ...(round.principal === undefined ? {} : { p: round.principal }),
     a: round.gathered,
     s: round.memo,
@@ -129,5 +132,8 @@ function validResponse(method: InputRequest['method'], value: unknown): boolean 
   }
 }
 
-export const legacyInputError = (profile: Profile) =>
-  new McpError(ERROR.INTERNAL, `This request needs input from the client, which requires protocol 2026-07-28; this client speaks ${profile.version}`)
+/** A 2025 client cannot be asked: a tool tells the model (an isError result), other methods fail with -32603. */
+export function legacyInputError(profile: Profile, method: string): Error {
+  const message = `This request needs input from the client, which requires protocol 2026-07-28; this client speaks ${profile.version}`
+  return method === 'tools/call' ? new ToolError(message) : new McpError(ERROR.INTERNAL, message)
+}

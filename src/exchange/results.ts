@@ -2,7 +2,7 @@ import { bytesToBase64 } from '../protocol/base64.js'
 import { internalError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { CallToolResult, CompleteResult, GetPromptResult, ResourceContents } from '../protocol/types.js'
-import type { PromptReturn, ResourceReturn, ToolReturn } from './definitions.js'
+import type { PromptReturn, ResourceReturn, ToolReturn } from '../server/definitions.js'
 
 /** Turns what a tool handler returned into a CallToolResult. */
 export function toolResult(value: ToolReturn): CallToolResult {

@@ -3,44 +3,52 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { CachePolicy, ClientCapabilities, Implementation } from '../protocol/types.js'
+import type { Asker } from '../server/context.js'
+import type { ListName } from '../server/definitions.js'
 import type { Cancellation } from './cancellation.js'
-import { Context, type RequestContext } from './context.js'
-import { InputRequired, inputRequiredResult, openRound, type Round } from './input.js'
+import { Context } from './context.js'
 import { page } from './cursor.js'
-import type { ListName } from './definitions.js'
-import type { McpServer } from './server.js'
+import { InputRequired, inputRequiredResult, openRound, type Round } from './input.js'
+import type { Runtime } from './runtime.js'
 
-/** One request, already past envelope and header validation, as the transports hand it over. */
-export interface Call {
-  id: JsonRpcId
-  method: string
-  params: JsonObject
-  profile: Profile
-  capabilities: ClientCapabilities
-  clientInfo?: Implementation
-  logLevel?: LogLevel
-  progressToken?: string | number
-  cancel: Cancellation
-  /** Where progress and log notifications go (the request's SSE stream, or stdio). */
-  emit: (message: JsonRpcNotification) => void
-  request?: Request
-  env?: unknown
-  waitUntil?: (promise: Promise<unknown>) => void
-  /** The authenticated principal, bound into requestState. */
-  principal?: string
+/** What a transport hands the exchange core besides the message. */
+export interface Transport {
+  /** The MCP-Protocol-Version header; null on transports that have no headers (stdio). */
+  readonly versionHeader: string | undefined | null
+  /** Reads a request header; absent where there are no headers, and the header rules do not apply. */
+  readonly header?: ((name: string) => string | null) | undefined
+  readonly cancel: Cancellation
+  /** Where notifications before the result go (the request's SSE stream, or stdout). */
+  readonly emit: (message: JsonRpcNotification) => void
+  /** The authenticated principal: lists may depend on it, and requestState is bound to it. */
+  readonly principal?: string | undefined
+  readonly request?: Request | undefined
+  readonly env?: unknown
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined
 }
 
-export type Method = (server: McpServer, call: Call) => Promise<JsonObject>
+/** One request past envelope validation: what methods work from. It is also the Asker of visibility checks. */
+export interface Call extends Asker {
+  readonly id: JsonRpcId
+  readonly method: string
+  readonly params: JsonObject
+  readonly profile: Profile
+  readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
+  readonly logLevel?: LogLevel | undefined
+  readonly progressToken?: string | number | undefined
+  readonly runtime: Runtime
+  readonly transport: Transport
+}
 
 /**
  * Runs a handler that may ask for input, turning an unanswered request into an `input_required` result.
  * A retry (it carries requestState or inputResponses) has its state checked before the handler runs; a
  * first round opens its (empty) state only if the handler asks for something.
  */
-export async function withInput(server: McpServer, call: Call, run: (ctx: RequestContext) => Promise<JsonObject>): Promise<JsonObject> {
+export async function withInput(call: Call, run: (ctx: Context) => Promise<JsonObject>): Promise<JsonObject> {
   let round: Round | (() => Promise<Round>) | undefined
   if (call.profile.inputRequiredMethods.has(call.method)) {
-    const open = () => openRound(server, call.method, call.params, call.principal)
+    const open = () => openRound(call)
     round = call.params.requestState !== undefined || call.params.inputResponses !== undefined ? await open() : open
   }
   const ctx = new Context(call, round)
@@ -48,7 +56,7 @@ export async function withInput(server: McpServer, call: Call, run: (ctx: Reques
     return await run(ctx)
   } catch (e) {
     const opened = ctx.openedRound
-    if (e instanceof InputRequired && opened) return inputRequiredResult(server, opened, e.requests)
+    if (e instanceof InputRequired && opened) return inputRequiredResult(call.runtime, opened, e.requests)
     throw e
   }
 }
@@ -69,10 +77,9 @@ export function argumentsOf(params: JsonObject): JsonObject {
   return args
 }
 
-export const enabled = <E extends { enabled: boolean }>(map: Map<string, E>): E[] => [...map.values()].filter((e) => e.enabled)
-
 /** One page of a list result, with its caching hints: `{ [list]: items, nextCursor? }`. */
-export function listPage(server: McpServer, call: Call, list: ListName, items: readonly unknown[]): JsonObject {
+export function listPage(call: Call, list: ListName, items: readonly unknown[]): JsonObject {
+  const { server } = call.runtime
   const { items: shown, nextCursor } = page(items, list, call.params.cursor, server.options.pageSize ?? 100)
   const result: JsonObject = { [list]: shown }
   if (nextCursor !== undefined) result.nextCursor = nextCursor

@@ -1,0 +1,13 @@
+// `mcp-edge/core`: the transport-neutral exchange core, for runtime adapters (stdio, Lambda, your own):
+// a message in, an answer out, notifications to the transport on the way.
+export { exchange, MAX_DEPTH, type Answer, type Stage } from './exchange/exchange.js'
+export { createRuntime, type Runtime } from './exchange/runtime.js'
+export type { Call, Transport } from './exchange/call.js'
+export { Cancellation } from './exchange/cancellation.js'
+export { answerStatus } from './http/status.js'
+export { errorResponse, invalidParams, internalError } from './protocol/errors.js'
+export {
+  classify, isObject, notification, readId, resultResponse,
+  type Incoming, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
+} from './protocol/jsonrpc.js'
+export type { Profile } from './protocol/profiles.js'

@@ -1,0 +1,127 @@
+import { ERROR, META } from '../protocol/constants.js'
+import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
+import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import type { Profile } from '../protocol/profiles.js'
+import type { Call, Transport } from './call.js'
+import { checkMethodHeaders, checkParamHeaders } from './headers.js'
+import type { Runtime } from './runtime.js'
+import { spokenVersion } from './version.js'
+
+/**
+ * Where a request failed, which is what its HTTP status depends on (src/http/status.ts): `envelope` (the
+ * request is malformed: envelope, version, headers), `route` (no such method here, or the client lacks a
+ * capability it needs) or `method` (the method ran and answered an error).
+ */
+export type Stage = 'envelope' | 'route' | 'method'
+
+export type Answer =
+  | { readonly ok: true; readonly id: JsonRpcId; readonly profile: Profile; readonly result: JsonObject | undefined }
+  | { readonly ok: false; readonly id: JsonRpcId; readonly profile: Profile | undefined; readonly stage: Stage; readonly error: McpError }
+
+/** Arguments nest at most this deep: deeper ones would overflow the stack of validators and digests. */
+export const MAX_DEPTH = 64
+
+/**
+ * One request to its answer, the same for every transport. Validation runs once, in the order of the
+ * conformance suite: `_meta` envelope and version (spokenVersion), nesting depth and extension `_meta`
+ * keys, `Mcp-Method` and `Mcp-Name`, method known, what it works on (looked up once), `Mcp-Param-*`, client
+ * capabilities; then the method runs, and its result is decorated for the version spoken. Notifications
+ * before the result go to `transport.emit`. Never rejects: every failure is an Answer.
+ */
+export async function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
+  const { id } = message
+  let profile: Profile | undefined
+  let stage: Stage = 'envelope'
+  let call: Call | undefined
+  try {
+    const spoken = spokenVersion(runtime.server, message, transport.versionHeader)
+    profile = spoken.profile
+    const params = message.params ?? {}
+    if (tooDeep(params, MAX_DEPTH)) throw invalidParams(`params nest deeper than ${MAX_DEPTH} levels`)
+    const envelope = spoken.envelope
+    if (envelope) checkExtensionMeta(runtime, envelope.meta)
+
+    const found = runtime.method(profile.era, message.method)
+    const descriptor = found && (!found.served || found.served(runtime)) ? found : undefined
+    const header = profile.era === 'modern' ? transport.header : undefined
+    if (header) checkMethodHeaders(header, message.method, params, descriptor?.nameParam, profile)
+    stage = 'route'
+    if (!descriptor) throw methodNotFound(message.method)
+
+    call = {
+      id, method: message.method, params, profile, runtime, transport, principal: transport.principal,
+      client: { info: envelope?.clientInfo, capabilities: envelope?.clientCapabilities ?? {} },
+      logLevel: envelope?.logLevel,
+      progressToken: envelope ? envelope.progressToken : legacyProgressToken(params),
+    }
+    stage = 'method'
+    const target = descriptor.target?.(call)
+    if (header && descriptor.paramHeaders) {
+      stage = 'envelope'
+      const { headers, args } = descriptor.paramHeaders(target)
+      checkParamHeaders(header, headers, args, profile)
+    }
+    stage = 'route'
+    const missing = descriptor.clientNeeds?.(call, target)
+    if (missing) {
+      throw new McpError(profile.missingCapabilityCode, `${message.method} needs client capabilities this request did not declare`,
+        { requiredCapabilities: missing })
+    }
+    stage = 'method'
+    const result = await descriptor.run(call, target)
+    return { ok: true, id, profile, result: result && decorate(runtime, profile, result) }
+  } catch (e) {
+    return { ok: false, id, profile, stage, error: asMcpError(runtime, e, call ?? message) }
+  }
+}
+
+/** McpErrors travel as they are; anything else is reported and answered without its message. */
+function asMcpError(runtime: Runtime, e: unknown, call: { method: string; id: JsonRpcId }): McpError {
+  if (e instanceof McpError) return e
+  const errorId = runtime.report(e, { method: call.method, requestId: call.id })
+  return new McpError(ERROR.INTERNAL, `Internal error (error id ${errorId})`)
+}
+
+/**
+ * Results are fresh objects made for this request (methods copy what handlers return), so they are
+ * decorated in place: `resultType`, and the server's identity in `_meta` where the version wants it.
+ */
+function decorate(runtime: Runtime, profile: Profile, result: JsonObject): JsonObject {
+  if (profile.era === 'legacy') return result
+  result.resultType ??= 'complete'
+  if (profile.serverInfoInResultMeta) {
+    const { server } = runtime
+    result._meta = isObject(result._meta) ? { ...result._meta, [META.serverInfo]: server.info } : server.infoMeta
+  }
+  return result
+}
+
+function checkExtensionMeta(runtime: Runtime, meta: JsonObject): void {
+  for (const extension of runtime.extensions) {
+    for (const [key, check] of Object.entries(extension.meta ?? {})) {
+      if (meta[key] === undefined) continue
+      const problem = check(meta[key])
+      if (problem !== undefined) throw invalidParams(`Invalid request envelope: _meta["${key}"] ${problem}`)
+    }
+  }
+}
+
+/** Capabilities were declared at initialize, which a stateless server does not remember; a token it can read. */
+function legacyProgressToken(params: JsonObject): string | number | undefined {
+  const token = isObject(params._meta) ? params._meta.progressToken : undefined
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined
+}
+
+/** Whether a JSON value nests deeper than `limit`; iterative, so that hostile input cannot overflow the stack. */
+export function tooDeep(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return false
+}

@@ -1,0 +1,152 @@
+import { META } from '../protocol/constants.js'
+import { invalidParams } from '../protocol/errors.js'
+import { isObject, notification, type JsonObject } from '../protocol/jsonrpc.js'
+import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
+import type { Call } from './call.js'
+import type { ListenField, MethodDescriptor } from './method.js'
+
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000
+
+function listField(key: string, list: 'tools' | 'prompts' | 'resources'): ListenField {
+  const topic = listChanged(list).topic
+  const changed = [{ method: `notifications/${list}/list_changed` }]
+  return {
+    key,
+    honour(value, call) {
+      if (value !== undefined && typeof value !== 'boolean') throw invalidParams(`notifications.${key} must be a boolean`)
+      return value && call.runtime.capabilities()[list]?.listChanged ? { value: true, topics: [topic] } : undefined
+    },
+    notifications: () => changed,
+  }
+}
+
+const RESOURCE = resourceUpdated('').topic
+
+const resourceSubscriptions: ListenField = {
+  key: 'resourceSubscriptions',
+  honour(value, call) {
+    if (value === undefined) return undefined
+    if (!Array.isArray(value) || !value.every((u) => typeof u === 'string')) {
+      throw invalidParams('notifications.resourceSubscriptions must be an array of URIs')
+    }
+    if (value.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+      throw invalidParams(`notifications.resourceSubscriptions may name at most ${MAX_RESOURCE_SUBSCRIPTIONS} URIs`)
+    }
+    if (!call.runtime.capabilities().resources?.subscribe) return undefined
+    const uris = [...new Set(value as string[])]
+    return { value: uris, topics: uris.map((uri) => resourceUpdated(uri).topic) }
+  },
+  notifications(event, honoured) {
+    const uris = event ? [event.topic.slice(RESOURCE.length)] : (honoured as string[])
+    return uris.map((uri) => ({ method: 'notifications/resources/updated', params: { uri } }))
+  },
+}
+
+/** The filter members of the protocol itself (DIGEST §8); extensions add theirs. */
+export const CORE_LISTEN_FIELDS: readonly ListenField[] = [
+  listField('toolsListChanged', 'tools'),
+  listField('promptsListChanged', 'prompts'),
+  listField('resourcesListChanged', 'resources'),
+  resourceSubscriptions,
+]
+
+/** A listen request, its filter honoured: what the stream acknowledges and which field each topic belongs to. */
+interface Plan {
+  readonly honoured: JsonObject
+  readonly fields: Map<string, ListenField>
+}
+
+/**
+ * `subscriptions/listen`: a stream whose first message is the acknowledgement, then one notification per
+ * matching change, until the client leaves (the transport aborts), the lifetime limit or shutdown ends it
+ * gracefully (a SubscriptionsListenResult where the version has one).
+ */
+export const listen: MethodDescriptor<Plan> = {
+  method: 'subscriptions/listen',
+  eras: ['modern'],
+  target(call) {
+    const asked = call.params.notifications
+    if (!isObject(asked)) throw invalidParams('params.notifications must be an object (the subscription filter)')
+    const honoured: JsonObject = {}
+    const fields = new Map<string, ListenField>()
+    for (const field of call.runtime.listenFields) {
+      const agreed = field.honour(asked[field.key], call)
+      if (!agreed) continue
+      honoured[field.key] = agreed.value
+      for (const topic of agreed.topics) fields.set(topic, field)
+    }
+    return { honoured, fields }
+  },
+  run: (call, plan) => stream(call, plan),
+  stream: true,
+}
+
+/**
+ * Subscribes, then writes the acknowledgement, then every matching notification. Events arriving while the
+ * subscription is being set up are held back until the ack is out: the ack must come first, and a change
+ * made right after the client saw it must not be lost. The ending is registered before the subscribe, so
+ * that neither a client leaving nor a shutdown during setup leaves a subscription behind.
+ */
+function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
+  const { runtime, transport, id } = call
+  const tag = { [META.subscriptionId]: id }
+  const send = (n: { method: string; params?: JsonObject }) => transport.emit(notification(n.method, { ...n.params, _meta: tag }))
+  const endResult = call.profile.listenResult ? { resultType: 'complete', _meta: tag } : undefined
+
+  return new Promise((resolve, reject) => {
+    let subscription: Subscription | undefined
+    let live = false
+    let done = false
+    let ending: JsonObject | undefined
+    let lifetime: ReturnType<typeof setTimeout> | undefined
+    const early: (ChangeEvent | Resync)[] = []
+    const signal = transport.cancel.signal
+
+    // Settles once the subscription is closed: a stream ended during setup waits for it to open first.
+    const finish = (graceful: boolean) => {
+      if (done) return
+      done = true
+      ending = graceful ? endResult : undefined
+      runtime.streams.delete(end)
+      signal.removeEventListener('abort', leave)
+      if (lifetime !== undefined) clearTimeout(lifetime)
+      if (subscription) close(subscription)
+    }
+    const close = (opened: Subscription) => void opened.close().finally(() => resolve(ending))
+    const end = () => finish(true)
+    const leave = () => finish(false)
+    const deliver = (event: ChangeEvent | Resync) => {
+      if (done) return
+      if (!live) return void early.push(event)
+      if (isResync(event)) {
+        for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured)) send(n)
+        return
+      }
+      const field = plan.fields.get(event.topic)
+      if (field) for (const n of field.notifications(event, plan.honoured[field.key])) send(n)
+    }
+
+    runtime.streams.add(end)
+    signal.addEventListener('abort', leave, { once: true })
+    if (signal.aborted) leave()
+    runtime.backplane.subscribe([...plan.fields.keys()], deliver).then(
+      (opened) => {
+        subscription = opened
+        if (done) return close(opened)
+        send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: plan.honoured } })
+        live = true
+        for (const event of early.splice(0)) deliver(event)
+        if (runtime.maxListenMs !== undefined) lifetime = setTimeout(end, runtime.maxListenMs)
+      },
+      (e) => {
+        finish(false)
+        reject(e)
+      },
+    )
+  })
+}
+
+/** Each honoured field once, with its honoured value: what a resync cues a refetch of. */
+function fieldsOf(plan: Plan): [ListenField, unknown][] {
+  return [...new Set(plan.fields.values())].map((field) => [field, plan.honoured[field.key]])
+}

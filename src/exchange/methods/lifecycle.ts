@@ -1,0 +1,60 @@
+import { LOG_LEVELS, type LogLevel } from '../../protocol/constants.js'
+import { invalidParams } from '../../protocol/errors.js'
+import { PROFILES } from '../../protocol/profiles.js'
+import type { ServerCapabilities } from '../../protocol/types.js'
+import { cached } from '../call.js'
+import { servedBy } from '../capabilities.js'
+import type { MethodDescriptor } from '../method.js'
+
+export const discover: MethodDescriptor = {
+  method: 'server/discover',
+  eras: ['modern'],
+  async run(call) {
+    const { server } = call.runtime
+    const result: Record<string, unknown> = { supportedVersions: server.versions, capabilities: call.runtime.capabilities() }
+    if (server.options.instructions !== undefined) result.instructions = server.options.instructions
+    if (call.profile.serverInfoInDiscoverBody) result.serverInfo = server.info
+    return cached(call, server.cachePolicy('discover'), result)
+  },
+}
+
+/** The 2025 handshake, answered without remembering anything: no session id is minted. */
+export const initialize: MethodDescriptor = {
+  method: 'initialize',
+  eras: ['legacy'],
+  async run(call) {
+    const { server } = call.runtime
+    // Echo the requested version when we speak it, otherwise offer our newest legacy one.
+    const requested = call.params.protocolVersion
+    const legacy = server.versions.filter((v) => PROFILES.get(v)?.era === 'legacy')
+    const protocolVersion = typeof requested === 'string' && legacy.includes(requested) ? requested : legacy[0]
+    const result: Record<string, unknown> = { protocolVersion, capabilities: legacyCapabilities(call.runtime.capabilities()), serverInfo: server.info }
+    if (server.options.instructions !== undefined) result.instructions = server.options.instructions
+    return result
+  },
+}
+
+/**
+ * Legacy clients learn of changes only on a session's GET stream and subscribe with resources/subscribe;
+ * a stateless server offers neither, so it must not advertise them.
+ */
+function legacyCapabilities(caps: ServerCapabilities): ServerCapabilities {
+  const out: ServerCapabilities = { ...caps }
+  if (caps.tools) out.tools = {}
+  if (caps.prompts) out.prompts = {}
+  if (caps.resources) out.resources = {}
+  return out
+}
+
+export const setLevel: MethodDescriptor = {
+  method: 'logging/setLevel',
+  eras: ['legacy'],
+  served: servedBy('logging'),
+  async run(call) {
+    if (!LOG_LEVELS.includes(call.params.level as LogLevel)) throw invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`)
+    // Stateless: there is no session to remember the level in, and requests carry no level of their own.
+    return {}
+  },
+}
+
+export const ping: MethodDescriptor = { method: 'ping', eras: ['legacy'], run: async () => ({}) }

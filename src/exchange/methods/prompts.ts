@@ -1,0 +1,40 @@
+import { invalidParams } from '../../protocol/errors.js'
+import type { PromptEntry } from '../../server/server.js'
+import { argumentsOf, listPage, requireString, withInput } from '../call.js'
+import { servedBy } from '../capabilities.js'
+import type { MethodDescriptor } from '../method.js'
+import { promptResult } from '../results.js'
+
+export const listPrompts: MethodDescriptor = {
+  method: 'prompts/list',
+  eras: ['modern', 'legacy'],
+  served: servedBy('prompts'),
+  run: async (call) => listPage(call, 'prompts', call.runtime.server.listed('prompt', call)),
+}
+
+export const getPrompt: MethodDescriptor<PromptEntry> = {
+  method: 'prompts/get',
+  eras: ['modern', 'legacy'],
+  served: servedBy('prompts'),
+  nameParam: 'name',
+  target(call) {
+    const name = requireString(call.params, 'name')
+    const entry = call.runtime.server.find('prompt', name, call)
+    if (!entry) throw invalidParams(`Unknown prompt: ${name}`)
+    return entry
+  },
+  async run(call, entry) {
+    const name = entry.prompt.name
+    const raw = argumentsOf(call.params)
+    let args: unknown = raw
+    if (entry.schema) {
+      const checked = await entry.schema.validate(raw)
+      if (!checked.ok) throw invalidParams(`Invalid arguments for prompt ${name}: ${checked.issues.join('; ')}`)
+      args = checked.value
+    } else {
+      const missing = (entry.prompt.arguments ?? []).filter((a) => a.required && typeof raw[a.name] !== 'string').map((a) => a.name)
+      if (missing.length > 0) throw invalidParams(`Missing required arguments for prompt ${name}: ${missing.join(', ')}`)
+    }
+    return withInput(call, async (ctx) => promptResult(await entry.handler(args as never, ctx)))
+  },
+}

@@ -1,0 +1,67 @@
+import { ERROR } from '../../protocol/constants.js'
+import { invalidParams, McpError } from '../../protocol/errors.js'
+import type { JsonObject } from '../../protocol/jsonrpc.js'
+import type { ToolEntry } from '../../server/server.js'
+import { ToolError } from '../../server/tool-error.js'
+import { argumentsOf, listPage, requireString, withInput, type Call } from '../call.js'
+import { missingCapabilities, servedBy } from '../capabilities.js'
+import { InputRequired } from '../input.js'
+import type { MethodDescriptor } from '../method.js'
+import { toolError, toolResult } from '../results.js'
+
+export const listTools: MethodDescriptor = {
+  method: 'tools/list',
+  eras: ['modern', 'legacy'],
+  served: servedBy('tools'),
+  run: async (call) => listPage(call, 'tools', call.runtime.server.listed('tool', call)),
+}
+
+interface ToolCall { entry: ToolEntry; name: string; args: JsonObject }
+
+export const callTool: MethodDescriptor<ToolCall> = {
+  method: 'tools/call',
+  eras: ['modern', 'legacy'],
+  served: servedBy('tools'),
+  nameParam: 'name',
+  target(call) {
+    const name = requireString(call.params, 'name')
+    const entry = call.runtime.server.find('tool', name, call)
+    if (!entry) throw invalidParams(`Unknown tool: ${name}`)
+    return { entry, name, args: argumentsOf(call.params) }
+  },
+  paramHeaders: ({ entry, args }) => ({ headers: entry.params, args }),
+  clientNeeds: (call, { entry }) => (entry.requires ? missingCapabilities(entry.requires, call.client.capabilities) : undefined),
+  run: runTool,
+}
+
+async function runTool(call: Call, { entry, name, args }: ToolCall): Promise<JsonObject> {
+  let input: unknown = args
+  if (entry.input) {
+    let checked = entry.input.validate(args)
+    if (checked instanceof Promise) checked = await checked
+    // Invalid arguments are a result the model can read and correct (SEP-1303), not a protocol error.
+    if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.issues.join('; ')}`)
+    input = checked.value
+  }
+  return withInput(call, async (ctx) => {
+    let result
+    try {
+      result = toolResult(await entry.handler(input as never, ctx))
+    } catch (e) {
+      if (e instanceof InputRequired || e instanceof McpError) throw e
+      if (e instanceof ToolError) return toolError(e.message)
+      // The message of an unexpected exception may hold what the model must not see (a connection string).
+      const errorId = call.runtime.report(e, { method: call.method, requestId: call.id })
+      return toolError(`Tool ${name} failed unexpectedly (error id ${errorId})`)
+    }
+    if (entry.output && !result.isError) {
+      const checked = await entry.output.validate(result.structuredContent)
+      if (!checked.ok) {
+        const problem = new Error(`tool ${name} returned structuredContent that does not match its outputSchema: ${checked.issues.join('; ')}`)
+        const errorId = call.runtime.report(problem, { method: call.method, requestId: call.id })
+        throw new McpError(ERROR.INTERNAL, `Tool ${name} returned a result that does not match its outputSchema (error id ${errorId})`)
+      }
+    }
+    return result
+  })
+}

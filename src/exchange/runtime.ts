@@ -1,0 +1,142 @@
+import type { JsonRpcId } from '../protocol/jsonrpc.js'
+import type { ServerCapabilities } from '../protocol/types.js'
+import type { Notify } from '../server/context.js'
+import type { McpServer } from '../server/server.js'
+import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
+import { CORE_LISTEN_FIELDS, listen } from './listen.js'
+import type { Extension, ListenField, MethodDescriptor } from './method.js'
+import { CORE_METHODS } from './methods/index.js'
+import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
+
+/** The services of one deployment, given to the runtime entry (createFetchHandler, serve, createWorker, ...). */
+export interface RuntimeOptions {
+  /** How changes reach listen streams on every instance (default: within this process only). */
+  backplane?: Backplane | undefined
+  requestState?: {
+    /**
+     * HMAC key (at least 32 bytes). Every instance serving one server must share it; without one, a random
+     * key per process is used, which only works while one process answers all rounds of a request.
+     */
+    secret?: Secret | undefined
+    /** How long a client has to answer an input request (default 10 minutes). */
+    ttlMs?: number | undefined
+  } | undefined
+  listen?: {
+    /** Longest a listen stream stays open before it is ended gracefully (default: no limit). */
+    maxLifetimeMs?: number | undefined
+  } | undefined
+  /**
+   * Called once for every error the server cannot answer with a meaningful message: a handler's unexpected
+   * exception, a failed publish or waitUntil, a backplane fault. The client sees only `errorId`. Default:
+   * one line on stderr with the method and request id.
+   */
+  onError?: ((error: unknown, context: ErrorContext) => void) | undefined
+  extensions?: readonly Extension[] | undefined
+}
+
+export interface ErrorContext {
+  /**
+   * Short id to find this entry by: the client was given it (in a tool's error text or a -32603 message)
+   * when the error happened in its request.
+   */
+  readonly errorId?: string | undefined
+  readonly method?: string | undefined
+  readonly requestId?: JsonRpcId | undefined
+  /** What failed outside a request's own handler: `publish`, `waitUntil`, `backplane`, ... */
+  readonly during?: string | undefined
+}
+
+/** A server definition together with the services it runs with: what the exchange core works from. */
+export interface Runtime {
+  readonly server: McpServer
+  readonly backplane: Backplane
+  readonly requestState: StateCodec
+  readonly requestStateTtlMs: number
+  readonly maxListenMs: number | undefined
+  readonly notify: Notify
+  readonly extensions: readonly Extension[]
+  readonly listenFields: readonly ListenField[]
+  /** The descriptor of a method in an era, if the method exists there. */
+  method(era: 'modern' | 'legacy', name: string): MethodDescriptor<any> | undefined
+  /** The server's capabilities with those of the extensions. */
+  capabilities(): ServerCapabilities
+  /** Hands an error to onError; returns the id to show the client. */
+  report(error: unknown, context: Omit<ErrorContext, 'errorId'>): string
+  /** Ends of the open streams, so that shutdown can end each gracefully. */
+  readonly streams: Set<() => void>
+  /** Ends every open stream gracefully. */
+  close(): Promise<void>
+}
+
+const defaultOnError = (error: unknown, context: ErrorContext) => {
+  const where = context.method ? ` ${context.method}${context.requestId === undefined ? '' : ` (request ${JSON.stringify(context.requestId)})`}` : ''
+  console.error(`mcp-edge: [${context.errorId}]${where}${context.during ? ` during ${context.during}` : ''} failed:`, error)
+}
+
+/** 8 hex digits: short enough to read out, random enough to find one log line among a day's. */
+function errorId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
+  const secret = options.requestState?.secret
+  // Checked now, so that a short secret fails at start-up rather than on first use.
+  assertSecretLength(secret)
+  const onError = options.onError ?? defaultOnError
+  const report = (error: unknown, context: Omit<ErrorContext, 'errorId'>) => {
+    const id = errorId()
+    try {
+      onError(error, { ...context, errorId: id })
+    } catch {
+      // An onError that throws must not turn one failure into two.
+    }
+    return id
+  }
+  const backplane = options.backplane ?? memoryBackplane({ onError: (e) => report(e, { during: 'listen delivery' }) })
+  const publish = async (event: ChangeEvent) => {
+    try {
+      await backplane.publish(event)
+    } catch (e) {
+      report(e, { during: 'publish' })
+    }
+  }
+  const extensions = options.extensions ?? []
+  const tables = { modern: new Map<string, MethodDescriptor<any>>(), legacy: new Map<string, MethodDescriptor<any>>() }
+  for (const descriptor of [...CORE_METHODS, listen, ...extensions.flatMap((e) => e.methods ?? [])]) {
+    for (const era of descriptor.eras) tables[era].set(descriptor.method, descriptor)
+  }
+  let base: ServerCapabilities | undefined
+  let merged: ServerCapabilities | undefined
+  const runtime: Runtime = {
+    server,
+    backplane,
+    requestState: stateCodec(secret),
+    requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
+    maxListenMs: options.listen?.maxLifetimeMs,
+    notify: {
+      toolsChanged: () => publish(listChanged('tools')),
+      promptsChanged: () => publish(listChanged('prompts')),
+      resourcesChanged: () => publish(listChanged('resources')),
+      resourceUpdated: (uri) => publish(resourceUpdated(uri)),
+    },
+    extensions,
+    listenFields: [...CORE_LISTEN_FIELDS, ...extensions.flatMap((e) => e.listen ?? [])],
+    method: (era, name) => tables[era].get(name),
+    capabilities() {
+      const caps = server.capabilities()
+      if (extensions.length === 0) return caps
+      if (caps !== base) {
+        base = caps
+        const added = Object.fromEntries(extensions.map((e) => [e.id, e.capability ?? {}]))
+        merged = { ...caps, extensions: { ...caps.extensions, ...added } }
+      }
+      return merged!
+    },
+    report,
+    streams: new Set(),
+    async close() {
+      for (const end of [...runtime.streams]) end()
+    },
+  }
+  return runtime
+}
