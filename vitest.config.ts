@@ -24,6 +24,8 @@ export default defineConfig({
           name: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/workers/**', 'node_modules/**', ...(mutating ? OTHER_PROCESS : [])],
+          // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
+          globalSetup: ['test/setup/redis.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
