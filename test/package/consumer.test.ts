@@ -15,6 +15,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { installPacked, run, type Consumer } from './install-packed.js'
 import { readmeBlocks, type ReadmeBlock } from './readme-blocks.js'
@@ -57,7 +58,7 @@ async function typeCheck(consumer: Consumer, blocks: ReadmeBlock[], types: 'node
 
   const tsc = join(consumer.dir, 'node_modules/typescript/bin/tsc')
   const output = await run(process.execPath, [tsc, '-p', config, '--noEmit', '--pretty', 'false'], { cwd: consumer.dir })
-    .then(({ stdout }) => stdout, (error: { stdout?: string }) => error.stdout ?? String(error))
+    .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || String(error))
   const { diagnostics, other } = parseDiagnostics(output)
   expect(other, 'tsc output that is not a diagnostic').toEqual([])
   expect(diagnostics.filter((d) => d.file === canary).map((d) => d.code), `the ${types} canary`).toEqual(['TS2322'])
@@ -67,7 +68,7 @@ async function typeCheck(consumer: Consumer, blocks: ReadmeBlock[], types: 'node
   return blocks.flatMap((b) => {
     const own = diagnostics.filter((d) => d.file === fileOf(b))
     if (own.length === 0) return []
-    const errors = own.map((d) => `  README.md:${b.lines[d.line - 1]}:${d.column} ${d.code} ${d.message}`)
+    const errors = own.map((d) => `  README.md:${b.lines[d.line - 1] ?? b.lines.at(-1)}:${d.column} ${d.code} ${d.message}`)
     return [`README.md:${b.line}, checked with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
   })
 }
@@ -93,7 +94,7 @@ describe('the packed package in a consumer project', () => {
     copyFileSync('test/package/smoke.mjs', join(consumer.dir, 'smoke.mjs'))
     const { stdout } = await run(process.execPath, ['smoke.mjs'], { cwd: consumer.dir })
     const out = JSON.parse(stdout)
-    expect(out.resolved).toBe(`file://${consumer.dir}/node_modules/mcp-edge/dist/src/index.js`)
+    expect(out.resolved).toBe(pathToFileURL(join(consumer.dir, 'node_modules/mcp-edge/dist/src/index.js')).href)
     expect(out.subpaths['mcp-edge/node']).toContain('serve')
     expect(out.subpaths['mcp-edge/redis']).toContain('redisBackplane')
     expect(out.status).toBe(200)
