@@ -1,0 +1,105 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds), the tarball installed into an empty ESM project
+ * whose tsconfig.json is what `tsc --init` writes, every ```ts block of README.md type-checked there, then
+ * one tools/call through the installed package in plain Node.
+ *
+ * README convention. Every ```ts block is a program of its own, checked with the imports it writes: with
+ * Worker types (@cloudflare/workers-types) when it imports mcp-edge/cloudflare or names a Worker API, with
+ * Node types otherwise. An HTML comment on the line before the fence changes that:
+ *   <!-- consumer: continues -->  the block goes on from the previous checked block: the two are one program
+ *   <!-- consumer: skip -->       the block is not a TypeScript program (a signature sketch): not checked
+ * A block that stands on its own is best; skip is for what is not code.
+ *
+ * While README.md fails this, vitest.config.ts leaves it out of npm test; run it with
+ * MCP_EDGE_CONSUMER_TEST=1 npx vitest run --project node test/package
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { installPacked, run, type Consumer } from './install-packed.js'
+import { readmeBlocks, type ReadmeBlock } from './readme-blocks.js'
+
+// A block that must fail, per program: a check that passes everything (files left out, types not loaded)
+// would make every README block look fine. TS2322 needs the types to load; without them it is TS2304.
+const CANARY = {
+  node: "export const canary: Buffer = 'not a Buffer'\n",
+  workers: "export const canary: ExecutionContext = 'not a context'\n",
+}
+
+interface Diagnostic { file: string; line: number; column: number; code: string; message: string }
+
+/** tsc --pretty false: `file(line,col): error TSnnnn: message`, then indented lines of the same message. */
+function parseDiagnostics(output: string): { diagnostics: Diagnostic[]; other: string[] } {
+  const diagnostics: Diagnostic[] = []
+  const other: string[] = []
+  for (const text of output.split('\n')) {
+    const m = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(text)
+    if (m) diagnostics.push({ file: m[1]!, line: Number(m[2]), column: Number(m[3]), code: m[4]!, message: m[5]! })
+    else if (/^\s/.test(text) && diagnostics.length > 0) diagnostics.at(-1)!.message += `\n${text}`
+    else if (text.trim() !== '') other.push(text)
+  }
+  return { diagnostics, other }
+}
+
+/** Type-checks blocks in one program; returns, per block that fails, its errors at README positions. */
+async function typeCheck(consumer: Consumer, blocks: ReadmeBlock[], types: 'node' | 'workers'): Promise<string[]> {
+  const fileOf = (b: ReadmeBlock) => `blocks/readme-${b.line}.ts`
+  mkdirSync(join(consumer.dir, 'blocks'), { recursive: true })
+  for (const b of blocks) writeFileSync(join(consumer.dir, fileOf(b)), `${b.code}\n`)
+  const canary = `blocks/canary-${types}.ts`
+  writeFileSync(join(consumer.dir, canary), CANARY[types])
+  const config = `tsconfig.${types}.json`
+  writeFileSync(join(consumer.dir, config), JSON.stringify({
+    extends: './tsconfig.json',
+    compilerOptions: { types: [types === 'node' ? 'node' : '@cloudflare/workers-types'] },
+    files: [canary, ...blocks.map(fileOf)],
+  }, null, 2))
+
+  const tsc = join(consumer.dir, 'node_modules/typescript/bin/tsc')
+  const output = await run(process.execPath, [tsc, '-p', config, '--noEmit', '--pretty', 'false'], { cwd: consumer.dir })
+    .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || String(error))
+  const { diagnostics, other } = parseDiagnostics(output)
+  expect(other, 'tsc output that is not a diagnostic').toEqual([])
+  expect(diagnostics.filter((d) => d.file === canary).map((d) => d.code), `the ${types} canary`).toEqual(['TS2322'])
+  const known = new Set([canary, ...blocks.map(fileOf)])
+  expect(diagnostics.filter((d) => !known.has(d.file)), 'diagnostics outside the blocks').toEqual([])
+
+  return blocks.flatMap((b) => {
+    const own = diagnostics.filter((d) => d.file === fileOf(b))
+    if (own.length === 0) return []
+    const errors = own.map((d) => `  README.md:${b.lines[d.line - 1] ?? b.lines.at(-1)}:${d.column} ${d.code} ${d.message}`)
+    return [`README.md:${b.line}, checked with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
+  })
+}
+
+describe('the packed package in a consumer project', () => {
+  let consumer: Consumer
+  beforeAll(async () => {
+    consumer = await installPacked()
+  }, 180_000)
+  afterAll(() => consumer?.remove())
+
+  it('type-checks every ```ts block of README.md under the tsconfig.json of tsc --init', async () => {
+    const blocks = readmeBlocks(readFileSync('README.md', 'utf8'))
+    expect(blocks.length).toBeGreaterThan(0)
+    const failures = [
+      ...await typeCheck(consumer, blocks.filter((b) => !b.workers), 'node'),
+      ...await typeCheck(consumer, blocks.filter((b) => b.workers), 'workers'),
+    ]
+    if (failures.length > 0) throw new Error(`${failures.length} of ${blocks.length} README blocks do not type-check:\n\n${failures.join('\n\n')}`)
+  }, 120_000)
+
+  it('answers a tools/call through the installed package, in plain Node', async () => {
+    copyFileSync('test/package/smoke.mjs', join(consumer.dir, 'smoke.mjs'))
+    const { stdout } = await run(process.execPath, ['smoke.mjs'], { cwd: consumer.dir })
+    const out = JSON.parse(stdout)
+    expect(out.resolved).toBe(pathToFileURL(join(consumer.dir, 'node_modules/mcp-edge/dist/src/index.js')).href)
+    expect(out.subpaths['mcp-edge/node']).toContain('serve')
+    expect(out.subpaths['mcp-edge/redis']).toContain('redisBackplane')
+    expect(out.status).toBe(200)
+    expect(out.contentType).toBe('application/json')
+    expect(out.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }] } })
+    expect(out.body.result.isError).toBeUndefined()
+  }, 60_000)
+})
