@@ -24,10 +24,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: [
-            'test/workers/**', 'node_modules/**', ...(mutating ? OTHER_PROCESS : []),
-            ...(process.env.MCP_EDGE_CONSUMER_TEST ? [] : ['test/package/**']), // until the README is fixed on the issue-8 branch
-          ],
+          exclude: ['test/workers/**', 'node_modules/**', ...(mutating ? OTHER_PROCESS : [])],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
           globalSetup: ['test/setup/redis.ts'],
           testTimeout: 30_000,

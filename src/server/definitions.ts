@@ -37,6 +37,7 @@ export interface ToolDefinition<In extends SchemaInput | undefined = SchemaInput
 
 export type ToolHandler<In> = (args: Infer<In>, ctx: RequestContext) => MaybePromise<ToolReturn>
 
+/** What a resource handler returns; `undefined` when the resource does not exist (-32602). */
 export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult
 
 export interface ResourceDefinition {
@@ -53,7 +54,7 @@ export interface ResourceDefinition {
   visible?: Visibility | undefined
 }
 
-export type ResourceHandler = (uri: string, ctx: RequestContext) => MaybePromise<ResourceReturn>
+export type ResourceHandler = (uri: string, ctx: RequestContext) => MaybePromise<ResourceReturn | undefined>
 
 export type Completer = (
   value: string,
@@ -67,7 +68,7 @@ export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'si
   complete?: Record<string, Completer> | undefined
 }
 
-export type TemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => MaybePromise<ResourceReturn>
+export type TemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => MaybePromise<ResourceReturn | undefined>
 
 export type PromptReturn = string | PromptMessage[] | GetPromptResult
 

@@ -9,9 +9,6 @@
  *   <!-- consumer: continues -->  the block goes on from the previous checked block: the two are one program
  *   <!-- consumer: skip -->       the block is not a TypeScript program (a signature sketch): not checked
  * A block that stands on its own is best; skip is for what is not code.
- *
- * While README.md fails this, vitest.config.ts leaves it out of npm test; run it with
- * MCP_EDGE_CONSUMER_TEST=1 npx vitest run --project node test/package
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

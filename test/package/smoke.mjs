@@ -30,7 +30,7 @@ const response = await createFetchHandler(server)(new Request('http://127.0.0.1/
 
 // The Workers adapter imports cloudflare:workers, which only workerd has; the type check covers it.
 const subpaths = {}
-for (const name of ['mcp-edge/node', 'mcp-edge/redis']) subpaths[name] = Object.keys(await import(name)).sort()
+for (const name of ['mcp-edge/core', 'mcp-edge/node', 'mcp-edge/redis']) subpaths[name] = Object.keys(await import(name)).sort()
 
 console.log(JSON.stringify({
   resolved: import.meta.resolve('mcp-edge'),
