@@ -38,7 +38,7 @@ export class Context implements RequestContext {
     return this.#call.client
   }
   get principal(): string | undefined {
-    return this.#call.transport.principal
+    return this.#call.principal
   }
   get meta(): JsonObject {
     const meta = this.#call.params._meta

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type {
-  Annotations, CachePolicy, CallToolResult, ClientCapabilities, CompleteResult, ContentBlock, GetPromptResult, Icon,
+  CachePolicy, CallToolResult, ClientCapabilities, CompleteResult, ContentBlock, GetPromptResult, Icon,
   Meta, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents, ToolAnnotations,
 } from '../protocol/types.js'
 import type { Asker, RequestContext } from './context.js'
@@ -40,15 +40,8 @@ export type ToolHandler<In> = (args: Infer<In>, ctx: RequestContext) => MaybePro
 /** What a resource handler returns; `undefined` when the resource does not exist (-32602). */
 export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult
 
-export interface ResourceDefinition {
-  name: string
-  title?: string | undefined
-  description?: string | undefined
-  mimeType?: string | undefined
-  size?: number | undefined
-  annotations?: Annotations | undefined
-  icons?: Icon[] | undefined
-  _meta?: Meta | undefined
+/** What `resources/list` shows of a resource (its URI is given apart), and how it is served. */
+export interface ResourceDefinition extends Omit<Resource, 'uri'> {
   /** Caching hints for `resources/read` of this resource. */
   cache?: CachePolicy | undefined
   visible?: Visibility | undefined

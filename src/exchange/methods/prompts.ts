@@ -1,16 +1,12 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { PromptEntry } from '../../server/server.js'
-import { argumentsOf, listPage, requireString, withInput } from '../call.js'
+import { argumentsOf, requireString, withInput } from '../call.js'
 import { servedBy } from '../capabilities.js'
 import type { MethodDescriptor } from '../method.js'
+import { listMethod } from './lists.js'
 import { promptResult } from '../results.js'
 
-export const listPrompts: MethodDescriptor = {
-  method: 'prompts/list',
-  eras: ['modern', 'legacy'],
-  served: servedBy('prompts'),
-  run: async (call) => listPage(call, 'prompts', call.runtime.server.listed('prompt', call)),
-}
+export const listPrompts = listMethod('prompts/list', 'prompt', 'prompts', 'prompts')
 
 export const getPrompt: MethodDescriptor<PromptEntry> = {
   method: 'prompts/get',

@@ -4,6 +4,7 @@ import { cached, listPage, requireString, withInput } from '../call.js'
 import { servedBy } from '../capabilities.js'
 import { Context } from '../context.js'
 import type { MethodDescriptor } from '../method.js'
+import { listMethod } from './lists.js'
 import { resourceContents } from '../results.js'
 
 export const listResources: MethodDescriptor = {
@@ -21,12 +22,7 @@ export const listResources: MethodDescriptor = {
   },
 }
 
-export const listTemplates: MethodDescriptor = {
-  method: 'resources/templates/list',
-  eras: ['modern', 'legacy'],
-  served: servedBy('resources'),
-  run: async (call) => listPage(call, 'resourceTemplates', call.runtime.server.listed('resourceTemplate', call)),
-}
+export const listTemplates = listMethod('resources/templates/list', 'resourceTemplate', 'resourceTemplates', 'resources')
 
 /** A static resource by exact URI, else the first template that matches; nothing (or no contents) is -32602. */
 export const readResource: MethodDescriptor<string> = {

@@ -3,18 +3,14 @@ import { invalidParams, McpError } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { ToolEntry } from '../../server/server.js'
 import { ToolError } from '../../server/tool-error.js'
-import { argumentsOf, listPage, requireString, withInput, type Call } from '../call.js'
+import { argumentsOf, requireString, withInput, type Call } from '../call.js'
 import { missingCapabilities, servedBy } from '../capabilities.js'
 import { InputRequired } from '../input.js'
 import type { MethodDescriptor } from '../method.js'
+import { listMethod } from './lists.js'
 import { toolError, toolResult } from '../results.js'
 
-export const listTools: MethodDescriptor = {
-  method: 'tools/list',
-  eras: ['modern', 'legacy'],
-  served: servedBy('tools'),
-  run: async (call) => listPage(call, 'tools', call.runtime.server.listed('tool', call)),
-}
+export const listTools = listMethod('tools/list', 'tool', 'tools', 'tools')
 
 interface ToolCall { entry: ToolEntry; name: string; args: JsonObject }
 

@@ -1,0 +1,14 @@
+import type { ServerCapabilities } from '../../protocol/types.js'
+import type { ListName } from '../../server/definitions.js'
+import type { Kind } from '../../server/server.js'
+import { listPage } from '../call.js'
+import { servedBy } from '../capabilities.js'
+import type { MethodDescriptor } from '../method.js'
+
+/** A list method: one page of the entries of a kind that the asker may see. */
+export const listMethod = (method: string, kind: Kind, list: ListName, capability: keyof ServerCapabilities): MethodDescriptor => ({
+  method,
+  eras: ['modern', 'legacy'],
+  served: servedBy(capability),
+  run: async (call) => listPage(call, list, call.runtime.server.listed(kind, call)),
+})
