@@ -1,4 +1,4 @@
-import { ERROR, META } from '../protocol/constants.js'
+import { INTERNAL_ERROR, META_SERVER_INFO } from '../protocol/constants.js'
 import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
@@ -79,7 +79,7 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
 function asMcpError(runtime: Runtime, e: unknown, call: { method: string; id: JsonRpcId }): McpError {
   if (e instanceof McpError) return e
   const errorId = runtime.report(e, { method: call.method, requestId: call.id })
-  return new McpError(ERROR.INTERNAL, `Internal error (error id ${errorId})`)
+  return new McpError(INTERNAL_ERROR, `Internal error (error id ${errorId})`)
 }
 
 /**
@@ -91,7 +91,7 @@ function decorate(runtime: Runtime, profile: Profile, result: JsonObject): JsonO
   result.resultType ??= 'complete'
   if (profile.serverInfoInResultMeta) {
     const { server } = runtime
-    result._meta = isObject(result._meta) ? { ...result._meta, [META.serverInfo]: server.info } : server.infoMeta
+    result._meta = isObject(result._meta) ? { ...result._meta, [META_SERVER_INFO]: server.info } : server.infoMeta
   }
   return result
 }

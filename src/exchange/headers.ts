@@ -1,4 +1,4 @@
-import { HEADER } from '../protocol/constants.js'
+import { HEADER_METHOD, HEADER_NAME, HEADER_PARAM_PREFIX } from '../protocol/constants.js'
 import { McpError } from '../protocol/errors.js'
 import { decodeHeaderValue, headerMatches, type ParamHeader } from '../protocol/headers.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
@@ -17,13 +17,13 @@ const invalid = (profile: Profile, header: string) => mismatch(profile, `${heade
 
 /** `Mcp-Method`, and `Mcp-Name` where the method names something (`nameParam`). */
 export function checkMethodHeaders(header: Header, method: string, params: JsonObject, nameParam: string | undefined, profile: Profile): void {
-  const methodHeader = header(HEADER.method)
+  const methodHeader = header(HEADER_METHOD)
   if (methodHeader === null) throw mismatch(profile, 'the required Mcp-Method header is missing')
   if (methodHeader.trim() !== method) throw differs(profile, 'Mcp-Method', methodHeader.trim(), `'${method}'`)
 
   const bodyName = nameParam === undefined ? undefined : params[nameParam]
   if (typeof bodyName !== 'string') return
-  const raw = header(HEADER.name)
+  const raw = header(HEADER_NAME)
   if (raw === null) throw mismatch(profile, `the Mcp-Name header is required for ${method}`)
   const value = decodeHeaderValue(raw)
   if (value === undefined) throw invalid(profile, 'Mcp-Name')
@@ -36,7 +36,7 @@ export function checkParamHeaders(header: Header, params: readonly ParamHeader[]
     const name = `Mcp-Param-${param.name}`
     let value: unknown = args
     for (const key of param.path) value = isObject(value) ? value[key] : undefined
-    const raw = header(`${HEADER.paramPrefix}${param.name}`)
+    const raw = header(`${HEADER_PARAM_PREFIX}${param.name}`)
     if (value === undefined || value === null) {
       if (raw !== null) throw mismatch(profile, `${name} is present but argument ${param.path.join('.')} is not`)
       continue

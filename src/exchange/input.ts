@@ -1,4 +1,4 @@
-import { ERROR } from '../protocol/constants.js'
+import { INTERNAL_ERROR } from '../protocol/constants.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
@@ -135,5 +135,5 @@ function validResponse(method: InputRequest['method'], value: unknown): boolean 
 /** A 2025 client cannot be asked: a tool tells the model (an isError result), other methods fail with -32603. */
 export function legacyInputError(profile: Profile, method: string): Error {
   const message = `This request needs input from the client, which requires protocol 2026-07-28; this client speaks ${profile.version}`
-  return method === 'tools/call' ? new ToolError(message) : new McpError(ERROR.INTERNAL, message)
+  return method === 'tools/call' ? new ToolError(message) : new McpError(INTERNAL_ERROR, message)
 }

@@ -1,4 +1,4 @@
-import { META } from '../protocol/constants.js'
+import { META_SUBSCRIPTION_ID } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject } from '../protocol/jsonrpc.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
@@ -89,7 +89,7 @@ export const listen: MethodDescriptor<Plan> = {
  */
 function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
   const { runtime, transport, id } = call
-  const tag = { [META.subscriptionId]: id }
+  const tag = { [META_SUBSCRIPTION_ID]: id }
   const send = (n: { method: string; params?: JsonObject }) => transport.emit(notification(n.method, { ...n.params, _meta: tag }))
   const endResult = call.profile.listenResult ? { resultType: 'complete', _meta: tag } : undefined
 

@@ -12,8 +12,8 @@ import type { Runtime } from './runtime.js'
  */
 export interface MethodDescriptor<T = unknown> {
   readonly method: string
-  /** The protocol eras that have it: modern (the stateless `_meta` envelope) and/or legacy (2025). */
-  readonly eras: readonly ('modern' | 'legacy')[]
+  /** The protocol eras that have it: modern (the stateless `_meta` envelope), legacy (2025); default both. */
+  readonly eras?: readonly ('modern' | 'legacy')[] | undefined
   /** Whether this server serves it (say, has tools); when not, the method does not exist (-32601). */
   readonly served?: ((runtime: Runtime) => boolean) | undefined
   /** The params member that the `Mcp-Name` header must repeat (SEP-2243). */

@@ -68,15 +68,12 @@ export interface Runtime {
   close(): Promise<void>
 }
 
-const defaultOnError = (error: unknown, context: ErrorContext) => {
-  const where = context.method ? ` ${context.method}${context.requestId === undefined ? '' : ` (request ${JSON.stringify(context.requestId)})`}` : ''
-  console.error(`mcp-edge: [${context.errorId}]${where}${context.during ? ` during ${context.during}` : ''} failed:`, error)
-}
+const ERAS = ['modern', 'legacy'] as const
+
+const defaultOnError = (error: unknown, context: ErrorContext) => console.error('mcp-edge:', context, error)
 
 /** 8 hex digits: short enough to read out, random enough to find one log line among a day's. */
-function errorId(): string {
-  return [...crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
+const errorId = () => crypto.randomUUID().slice(0, 8)
 
 export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
   const secret = options.requestState?.secret
@@ -103,7 +100,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
   const extensions = options.extensions ?? []
   const tables = { modern: new Map<string, MethodDescriptor<any>>(), legacy: new Map<string, MethodDescriptor<any>>() }
   for (const descriptor of [...CORE_METHODS, listen, ...extensions.flatMap((e) => e.methods ?? [])]) {
-    for (const era of descriptor.eras) tables[era].set(descriptor.method, descriptor)
+    for (const era of descriptor.eras ?? ERAS) tables[era].set(descriptor.method, descriptor)
   }
   let base: ServerCapabilities | undefined
   let merged: ServerCapabilities | undefined

@@ -1,4 +1,4 @@
-import { DEFAULT_HEADERLESS_LEGACY, ERROR, LATEST_LEGACY, META } from '../protocol/constants.js'
+import { DEFAULT_HEADERLESS_LEGACY, HEADER_MISMATCH, LATEST_LEGACY, META_CLIENT_INFO, META_PROTOCOL_VERSION, UNSUPPORTED_VERSION } from '../protocol/constants.js'
 import { readEnvelope, type Envelope } from '../protocol/envelope.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonRpcRequest } from '../protocol/jsonrpc.js'
@@ -21,7 +21,7 @@ const DATED = /^\d{4}-\d{2}-\d{2}$/
  */
 export function spokenVersion(server: McpServer, message: JsonRpcRequest, header: string | undefined | null): Spoken {
   const params = message.params
-  const metaVersion = params !== undefined && isObject(params._meta) ? params._meta[META.protocolVersion] : undefined
+  const metaVersion = params !== undefined && isObject(params._meta) ? params._meta[META_PROTOCOL_VERSION] : undefined
   const legacy = metaVersion === undefined && (header == null || (DATED.test(header) && header < '2026'))
   if (legacy) return { profile: served(server, legacyVersion(server, message, header)), envelope: undefined }
 
@@ -31,12 +31,12 @@ export function spokenVersion(server: McpServer, message: JsonRpcRequest, header
     const detail = header === undefined
       ? 'the required MCP-Protocol-Version header is missing'
       : `MCP-Protocol-Version header value '${header}' does not match body value '${envelope.protocolVersion}'`
-    throw new McpError(known?.headerMismatchCode ?? ERROR.HEADER_MISMATCH, `Header mismatch: ${detail}`)
+    throw new McpError(known?.headerMismatchCode ?? HEADER_MISMATCH, `Header mismatch: ${detail}`)
   }
   if (known?.era !== 'modern') throw unsupported(server, envelope.protocolVersion, known?.unsupportedVersionCode)
   const profile = served(server, known.version)
   if (profile.requiresClientInfo && !envelope.clientInfo) {
-    throw invalidParams(`Invalid request envelope: _meta["${META.clientInfo}"] is required by ${profile.version}`)
+    throw invalidParams(`Invalid request envelope: _meta["${META_CLIENT_INFO}"] is required by ${profile.version}`)
   }
   return { profile, envelope }
 }
@@ -62,8 +62,8 @@ function legacyVersion(server: McpServer, message: JsonRpcRequest, header: strin
   }
   if (header === null) return LATEST_LEGACY
   if (server.versions.includes(DEFAULT_HEADERLESS_LEGACY)) return DEFAULT_HEADERLESS_LEGACY
-  throw new McpError(ERROR.HEADER_MISMATCH, 'Header mismatch: the required MCP-Protocol-Version header is missing')
+  throw new McpError(HEADER_MISMATCH, 'Header mismatch: the required MCP-Protocol-Version header is missing')
 }
 
-const unsupported = (server: McpServer, requested: string, code: number = ERROR.UNSUPPORTED_VERSION) =>
+const unsupported = (server: McpServer, requested: string, code: number = UNSUPPORTED_VERSION) =>
   new McpError(code, `Unsupported protocol version: ${requested}`, { supported: server.versions, requested })

@@ -1,20 +1,13 @@
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
-/** The body is larger than the limit (HTTP 413). */
-export class BodyTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`Request body exceeds ${limit} bytes`)
-    this.name = 'BodyTooLarge'
+/** A body refused before it is parsed: larger than the limit (413), or not UTF-8, as JSON text must be (400). */
+export class BodyRefused extends Error {
+  constructor(readonly tooLarge: boolean, message: string) {
+    super(message)
   }
 }
 
-/** The body is not UTF-8, which JSON text must be (RFC 8259 §8.1). */
-export class NotUtf8 extends Error {
-  constructor() {
-    super('Parse error: the body is not valid UTF-8')
-    this.name = 'NotUtf8'
-  }
-}
+const tooLarge = (limit: number) => new BodyRefused(true, `Request body exceeds ${limit} bytes`)
 
 // ignoreBOM false: a leading BOM is dropped, as RFC 8259 lets a parser do.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
@@ -26,7 +19,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
  */
 export async function readBody(request: Request, limit: number): Promise<string> {
   const length = request.headers.get('content-length')
-  if (length !== null && Number(length) > limit) throw new BodyTooLarge(limit)
+  if (length !== null && Number(length) > limit) throw tooLarge(limit)
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -37,7 +30,7 @@ export async function readBody(request: Request, limit: number): Promise<string>
     size += value.byteLength
     if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw new BodyTooLarge(limit)
+      throw tooLarge(limit)
     }
     chunks.push(value)
   }
@@ -53,6 +46,6 @@ export async function readBody(request: Request, limit: number): Promise<string>
   try {
     return utf8.decode(bytes)
   } catch {
-    throw new NotUtf8()
+    throw new BodyRefused(false, 'Parse error: the body is not valid UTF-8')
   }
 }

@@ -1,4 +1,4 @@
-import { ERROR, HEADER } from '../protocol/constants.js'
+import { HEADER_PROTOCOL_VERSION, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from '../protocol/constants.js'
 import { errorResponse, McpError } from '../protocol/errors.js'
 import { classify, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Transport } from '../exchange/call.js'
@@ -7,10 +7,10 @@ import { exchange } from '../exchange/exchange.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../exchange/runtime.js'
 import type { Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
-import { BodyTooLarge, DEFAULT_MAX_BODY_BYTES, NotUtf8, readBody } from './body.js'
+import { BodyRefused, DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive, type SseStream } from './sse.js'
-import { answerStatus, TRANSPORT_STATUS } from './status.js'
+import { ACCEPTED, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
@@ -63,7 +63,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   const guard = requestGuard(options)
   const handler = async (request: Request, platform: RuntimeContext = NO_PLATFORM) => {
     const refused = guard(request)
-    if (refused) return refuse(`Forbidden: ${refused}`, TRANSPORT_STATUS.forbidden)
+    if (refused) return refuse(`Forbidden: ${refused}`, FORBIDDEN)
     const cors = corsHeaders(request)
     switch (request.method) {
       case 'POST':
@@ -72,7 +72,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
       default:
         // Older clients probe with GET (standalone SSE stream) and DELETE (session end); neither exists here.
-        return withHeaders(refuse('Method not allowed.', TRANSPORT_STATUS.methodNotAllowed, { allow: 'POST, OPTIONS' }, -32000), cors)
+        return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: 'POST, OPTIONS' }, -32000), cors)
     }
   }
   return Object.assign(handler, { close: runtime.close, notify: runtime.notify })
@@ -81,23 +81,23 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
 async function post(context: HandlerContext, request: Request, platform: RuntimeContext): Promise<Response> {
   const type = request.headers.get('content-type')
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
-    return refuse('Content-Type must be application/json', TRANSPORT_STATUS.unsupportedMediaType)
+    return refuse('Content-Type must be application/json', UNSUPPORTED_MEDIA_TYPE)
   }
   let body: unknown
   try {
     body = JSON.parse(await readBody(request, context.maxBodyBytes))
   } catch (e) {
-    if (e instanceof BodyTooLarge) return refuse(e.message, TRANSPORT_STATUS.tooLarge)
-    return refuse(e instanceof NotUtf8 ? e.message : 'Parse error: the body is not valid JSON', TRANSPORT_STATUS.malformed, undefined, ERROR.PARSE)
+    if (e instanceof BodyRefused && e.tooLarge) return refuse(e.message, TOO_LARGE)
+    return refuse(e instanceof BodyRefused ? e.message : 'Parse error: the body is not valid JSON', MALFORMED, undefined, PARSE_ERROR)
   }
   let message: JsonRpcRequest
   try {
     const incoming = classify(body)
     // Notifications need no answer; over HTTP the stateless protocol defines none a server must act on.
-    if (incoming.kind === 'notification') return new Response(null, { status: TRANSPORT_STATUS.accepted })
+    if (incoming.kind === 'notification') return new Response(null, { status: ACCEPTED })
     message = incoming.message
   } catch (e) {
-    return json(errorResponse(readId(body), e as McpError), TRANSPORT_STATUS.malformed)
+    return json(errorResponse(readId(body), e as McpError), MALFORMED)
   }
   let principal: string | undefined
   if (context.principal) {
@@ -105,7 +105,7 @@ async function post(context: HandlerContext, request: Request, platform: Runtime
       principal = await context.principal(request, platform)
     } catch (e) {
       const errorId = context.runtime.report(e, { method: message.method, requestId: message.id, during: 'principal' })
-      return json(errorResponse(message.id, new McpError(ERROR.INTERNAL, `Internal error (error id ${errorId})`)), 200)
+      return json(errorResponse(message.id, new McpError(INTERNAL_ERROR, `Internal error (error id ${errorId})`)), 200)
     }
   }
   return respond(context, message, request, platform, principal)
@@ -133,7 +133,7 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       stream.write(notification)
     }
     const transport: Transport = {
-      versionHeader: request.headers.get(HEADER.protocolVersion)?.trim(),
+      versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
       header: (name) => request.headers.get(name),
       cancel, emit, principal, request, env: platform.env, waitUntil: platform.waitUntil,
     }
@@ -150,7 +150,7 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const NO_PLATFORM: RuntimeContext = {}
 
-function refuse(message: string, status: number, headers?: Record<string, string>, code: number = ERROR.INVALID_REQUEST): Response {
+function refuse(message: string, status: number, headers?: Record<string, string>, code: number = INVALID_REQUEST): Response {
   return json(errorResponse(undefined, new McpError(code, message)), status, headers)
 }
 

@@ -1,4 +1,4 @@
-import { ERROR } from '../protocol/constants.js'
+import { METHOD_NOT_FOUND } from '../protocol/constants.js'
 import type { Answer } from '../exchange/exchange.js'
 
 /**
@@ -11,19 +11,17 @@ export function answerStatus(answer: Answer): number {
   if (answer.ok) return 200
   const { stage, error, profile } = answer
   if (stage === 'envelope') return 400
-  if (error.code === ERROR.METHOD_NOT_FOUND) return profile?.era === 'legacy' ? 200 : 404
+  if (error.code === METHOD_NOT_FOUND) return profile?.era === 'legacy' ? 200 : 404
   if (profile && error.code === profile.missingCapabilityCode) return 400
   return 200
 }
 
-/** Statuses of what never reaches the exchange core: the transport's own refusals. */
-export const TRANSPORT_STATUS = {
-  forbidden: 403,
-  methodNotAllowed: 405,
-  unsupportedMediaType: 415,
-  tooLarge: 413,
-  /** Not JSON, not UTF-8, not a JSON-RPC message. */
-  malformed: 400,
-  /** A notification or a response: accepted, nothing to answer. */
-  accepted: 202,
-} as const
+// Statuses of what never reaches the exchange core: the transport's own refusals.
+export const FORBIDDEN = 403
+export const METHOD_NOT_ALLOWED = 405
+export const UNSUPPORTED_MEDIA_TYPE = 415
+export const TOO_LARGE = 413
+/** Not JSON, not UTF-8, not a JSON-RPC message. */
+export const MALFORMED = 400
+/** A notification: accepted, nothing to answer. */
+export const ACCEPTED = 202

@@ -6,35 +6,50 @@ export const LATEST_LEGACY = '2025-11-25'
 /** Assumed for legacy HTTP requests that carry no MCP-Protocol-Version header (transports spec). */
 export const DEFAULT_HEADERLESS_LEGACY = '2025-03-26'
 
-/** Reserved `_meta` keys. */
+/** Reserved `_meta` keys, one by one (see the error codes below for why) and as META. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId'
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
+
 export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  protocolVersion: META_PROTOCOL_VERSION,
+  clientInfo: META_CLIENT_INFO,
+  clientCapabilities: META_CLIENT_CAPABILITIES,
+  logLevel: META_LOG_LEVEL,
+  subscriptionId: META_SUBSCRIPTION_ID,
+  serverInfo: META_SERVER_INFO,
   progressToken: 'progressToken',
 } as const
 
+// Error codes one by one as well as in ERROR: a bundler inlines a constant, not an object's member.
+export const PARSE_ERROR = -32700
+export const INVALID_REQUEST = -32600
+export const METHOD_NOT_FOUND = -32601
+export const INVALID_PARAMS = -32602
+export const INTERNAL_ERROR = -32603
+export const HEADER_MISMATCH = -32020
+export const MISSING_CAPABILITY = -32021
+export const UNSUPPORTED_VERSION = -32022
+
 export const ERROR = {
-  PARSE: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL: -32603,
-  HEADER_MISMATCH: -32020,
-  MISSING_CAPABILITY: -32021,
-  UNSUPPORTED_VERSION: -32022,
+  PARSE: PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL: INTERNAL_ERROR,
+  HEADER_MISMATCH,
+  MISSING_CAPABILITY,
+  UNSUPPORTED_VERSION,
 } as const
 
 /** RFC 5424 severities, lowest first (logging utility). */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
-export const HEADER = {
-  protocolVersion: 'mcp-protocol-version',
-  method: 'mcp-method',
-  name: 'mcp-name',
-  paramPrefix: 'mcp-param-',
-} as const
+export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version'
+export const HEADER_METHOD = 'mcp-method'
+export const HEADER_NAME = 'mcp-name'
+export const HEADER_PARAM_PREFIX = 'mcp-param-'

@@ -1,4 +1,4 @@
-import { LOG_LEVELS, META, type LogLevel } from './constants.js'
+import { LOG_LEVELS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, type LogLevel } from './constants.js'
 import { invalidParams } from './errors.js'
 import { isObject, type JsonObject } from './jsonrpc.js'
 import type { ClientCapabilities, Implementation } from './types.js'
@@ -17,25 +17,25 @@ export interface Envelope {
 export function readEnvelope(params: JsonObject | undefined): Envelope {
   const meta = params?._meta
   if (!isObject(meta)) throw malformed('params._meta is required')
-  const protocolVersion = meta[META.protocolVersion]
+  const protocolVersion = meta[META_PROTOCOL_VERSION]
   if (typeof protocolVersion !== 'string' || protocolVersion === '') {
-    throw malformed(`_meta["${META.protocolVersion}"] is required`)
+    throw malformed(`_meta["${META_PROTOCOL_VERSION}"] is required`)
   }
-  const clientCapabilities = meta[META.clientCapabilities]
-  if (!isObject(clientCapabilities)) throw malformed(`_meta["${META.clientCapabilities}"] is required`)
+  const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
+  if (!isObject(clientCapabilities)) throw malformed(`_meta["${META_CLIENT_CAPABILITIES}"] is required`)
 
   const envelope: Envelope = { protocolVersion, clientCapabilities, meta }
-  const clientInfo = meta[META.clientInfo]
+  const clientInfo = meta[META_CLIENT_INFO]
   if (clientInfo !== undefined) {
     if (!isObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
-      throw malformed(`_meta["${META.clientInfo}"] must have a string name and version`)
+      throw malformed(`_meta["${META_CLIENT_INFO}"] must have a string name and version`)
     }
     envelope.clientInfo = clientInfo as unknown as Implementation
   }
-  const logLevel = meta[META.logLevel]
+  const logLevel = meta[META_LOG_LEVEL]
   if (logLevel !== undefined) {
     if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
-      throw invalidParams(`_meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(', ')}`)
+      throw invalidParams(`_meta["${META_LOG_LEVEL}"] must be one of ${LOG_LEVELS.join(', ')}`)
     }
     envelope.logLevel = logLevel as LogLevel
   }

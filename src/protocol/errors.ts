@@ -1,4 +1,4 @@
-import { ERROR } from './constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from './constants.js'
 import type { JsonRpcId } from './jsonrpc.js'
 
 /**
@@ -17,11 +17,11 @@ export class McpError extends Error {
   }
 }
 
-export const invalidParams = (message: string, data?: unknown) => new McpError(ERROR.INVALID_PARAMS, message, data)
+export const invalidParams = (message: string, data?: unknown) => new McpError(INVALID_PARAMS, message, data)
 
-export const methodNotFound = (method: string) => new McpError(ERROR.METHOD_NOT_FOUND, `Method not found: ${method}`)
+export const methodNotFound = (method: string) => new McpError(METHOD_NOT_FOUND, `Method not found: ${method}`)
 
-export const internalError = (message = 'Internal error') => new McpError(ERROR.INTERNAL, message)
+export const internalError = (message = 'Internal error') => new McpError(INTERNAL_ERROR, message)
 
 export function errorResponse(id: JsonRpcId | undefined, error: McpError) {
   const body: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message }

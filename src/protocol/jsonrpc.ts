@@ -1,4 +1,4 @@
-import { ERROR } from './constants.js'
+import { INVALID_REQUEST } from './constants.js'
 import { McpError } from './errors.js'
 
 export type JsonRpcId = string | number
@@ -35,22 +35,22 @@ export function readId(value: unknown): JsonRpcId | undefined {
  * an invalid request. Clients never send responses: the server sends no requests (MRTR embeds them in results).
  */
 export function classify(value: unknown): Incoming {
-  if (Array.isArray(value)) throw new McpError(ERROR.INVALID_REQUEST, 'Batch requests are not supported')
-  if (!isObject(value)) throw new McpError(ERROR.INVALID_REQUEST, 'A JSON-RPC message must be an object')
-  if (value.jsonrpc !== '2.0') throw new McpError(ERROR.INVALID_REQUEST, 'jsonrpc must be "2.0"')
+  if (Array.isArray(value)) throw new McpError(INVALID_REQUEST, 'Batch requests are not supported')
+  if (!isObject(value)) throw new McpError(INVALID_REQUEST, 'A JSON-RPC message must be an object')
+  if (value.jsonrpc !== '2.0') throw new McpError(INVALID_REQUEST, 'jsonrpc must be "2.0"')
   if (!('method' in value)) {
     const what = 'result' in value || 'error' in value ? 'responses' : 'messages without a method'
-    throw new McpError(ERROR.INVALID_REQUEST, `The server accepts no ${what}`)
+    throw new McpError(INVALID_REQUEST, `The server accepts no ${what}`)
   }
   if (typeof value.method !== 'string' || value.method === '') {
-    throw new McpError(ERROR.INVALID_REQUEST, 'method must be a non-empty string')
+    throw new McpError(INVALID_REQUEST, 'method must be a non-empty string')
   }
   if ('params' in value && value.params !== undefined && !isObject(value.params)) {
-    throw new McpError(ERROR.INVALID_REQUEST, 'params must be an object')
+    throw new McpError(INVALID_REQUEST, 'params must be an object')
   }
   if (!('id' in value)) return { kind: 'notification', message: value as unknown as JsonRpcNotification }
   if (readId(value) === undefined) {
-    throw new McpError(ERROR.INVALID_REQUEST, 'id must be a string or an integer')
+    throw new McpError(INVALID_REQUEST, 'id must be a string or an integer')
   }
   return { kind: 'request', message: value as unknown as JsonRpcRequest }
 }

@@ -1,4 +1,4 @@
-import { DRAFT_V1, ERROR, LEGACY_VERSIONS, V2026 } from './constants.js'
+import { DRAFT_V1, HEADER_MISMATCH, INVALID_PARAMS, LEGACY_VERSIONS, MISSING_CAPABILITY, UNSUPPORTED_VERSION, V2026 } from './constants.js'
 
 /**
  * Everything that differs on the wire between the protocol versions we serve, as data: dispatch asks the
@@ -28,9 +28,9 @@ const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read'])
 const released: Profile = {
   version: V2026,
   era: 'modern',
-  headerMismatchCode: ERROR.HEADER_MISMATCH,
-  missingCapabilityCode: ERROR.MISSING_CAPABILITY,
-  unsupportedVersionCode: ERROR.UNSUPPORTED_VERSION,
+  headerMismatchCode: HEADER_MISMATCH,
+  missingCapabilityCode: MISSING_CAPABILITY,
+  unsupportedVersionCode: UNSUPPORTED_VERSION,
   requiresClientInfo: false,
   serverInfoInDiscoverBody: false,
   serverInfoInResultMeta: true,
@@ -44,7 +44,7 @@ const seed: Profile = {
   version: DRAFT_V1,
   headerMismatchCode: -32001,
   missingCapabilityCode: -32003,
-  unsupportedVersionCode: ERROR.INVALID_PARAMS,
+  unsupportedVersionCode: INVALID_PARAMS,
   requiresClientInfo: true,
   serverInfoInDiscoverBody: true,
   serverInfoInResultMeta: false,

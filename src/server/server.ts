@@ -1,4 +1,4 @@
-import { META } from '../protocol/constants.js'
+import { META_SERVER_INFO } from '../protocol/constants.js'
 import { paramHeaders, type ParamHeader } from '../protocol/headers.js'
 import { isObject } from '../protocol/jsonrpc.js'
 import { ALL_VERSIONS, PROFILES } from '../protocol/profiles.js'
@@ -101,7 +101,7 @@ export class McpServer {
     const { name, version, title, description, websiteUrl, icons } = options
     if (!name || !version) throw new Error('McpServer needs a name and a version')
     this.info = strip({ name, version, title, description, websiteUrl, icons })
-    this.infoMeta = Object.freeze({ [META.serverInfo]: this.info })
+    this.infoMeta = Object.freeze({ [META_SERVER_INFO]: this.info })
     this.options = options
     const versions = options.versions ?? ALL_VERSIONS
     const unknown = versions.filter((v) => !PROFILES.has(v))

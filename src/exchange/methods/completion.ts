@@ -9,7 +9,6 @@ import { completion } from '../results.js'
 /** Completion of prompt arguments (enum arguments complete by themselves) and template variables. */
 export const complete: MethodDescriptor = {
   method: 'completion/complete',
-  eras: ['modern', 'legacy'],
   served: servedBy('completions'),
   async run(call) {
     const { server } = call.runtime

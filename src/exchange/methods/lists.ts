@@ -8,7 +8,6 @@ import type { MethodDescriptor } from '../method.js'
 /** A list method: one page of the entries of a kind that the asker may see. */
 export const listMethod = (method: string, kind: Kind, list: ListName, capability: keyof ServerCapabilities): MethodDescriptor => ({
   method,
-  eras: ['modern', 'legacy'],
   served: servedBy(capability),
   run: async (call) => listPage(call, list, call.runtime.server.listed(kind, call)),
 })

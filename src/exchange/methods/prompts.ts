@@ -10,7 +10,6 @@ export const listPrompts = listMethod('prompts/list', 'prompt', 'prompts', 'prom
 
 export const getPrompt: MethodDescriptor<PromptEntry> = {
   method: 'prompts/get',
-  eras: ['modern', 'legacy'],
   served: servedBy('prompts'),
   nameParam: 'name',
   target(call) {

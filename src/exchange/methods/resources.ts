@@ -9,7 +9,6 @@ import { resourceContents } from '../results.js'
 
 export const listResources: MethodDescriptor = {
   method: 'resources/list',
-  eras: ['modern', 'legacy'],
   served: servedBy('resources'),
   async run(call) {
     const { server } = call.runtime
@@ -27,7 +26,6 @@ export const listTemplates = listMethod('resources/templates/list', 'resourceTem
 /** A static resource by exact URI, else the first template that matches; nothing (or no contents) is -32602. */
 export const readResource: MethodDescriptor<string> = {
   method: 'resources/read',
-  eras: ['modern', 'legacy'],
   served: servedBy('resources'),
   nameParam: 'uri',
   target: (call) => requireString(call.params, 'uri'),

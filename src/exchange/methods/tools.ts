@@ -1,4 +1,4 @@
-import { ERROR } from '../../protocol/constants.js'
+import { INTERNAL_ERROR } from '../../protocol/constants.js'
 import { invalidParams, McpError } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { ToolEntry } from '../../server/server.js'
@@ -16,7 +16,6 @@ interface ToolCall { entry: ToolEntry; name: string; args: JsonObject }
 
 export const callTool: MethodDescriptor<ToolCall> = {
   method: 'tools/call',
-  eras: ['modern', 'legacy'],
   served: servedBy('tools'),
   nameParam: 'name',
   target(call) {
@@ -55,7 +54,7 @@ async function runTool(call: Call, { entry, name, args }: ToolCall): Promise<Jso
       if (!checked.ok) {
         const problem = new Error(`tool ${name} returned structuredContent that does not match its outputSchema: ${checked.issues.join('; ')}`)
         const errorId = call.runtime.report(problem, { method: call.method, requestId: call.id })
-        throw new McpError(ERROR.INTERNAL, `Tool ${name} returned a result that does not match its outputSchema (error id ${errorId})`)
+        throw new McpError(INTERNAL_ERROR, `Tool ${name} returned a result that does not match its outputSchema (error id ${errorId})`)
       }
     }
     return result
