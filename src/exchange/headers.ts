@@ -4,10 +4,10 @@ import { decodeHeaderValue, headerMatches, type ParamHeader } from '../protocol/
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 
-/**
- * The header rules of SEP-2243: `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` repeat the body. Header names
- * are case-insensitive, values case-sensitive and trimmed; a failure is -32020 (seed draft: -32001).
- */
+// The header rules of SEP-2243: `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` repeat the body. Header names
+// are case-insensitive, values case-sensitive and trimmed; a failure is -32020 (seed draft: -32001).
+
+/** Reads a request header (null when absent). */
 type Header = (name: string) => string | null
 
 const mismatch = (profile: Profile, message: string) => new McpError(profile.headerMismatchCode, `Header mismatch: ${message}`)
