@@ -112,16 +112,17 @@ function legacyProgressToken(params: JsonObject): string | number | undefined {
   return typeof token === 'string' || typeof token === 'number' ? token : undefined
 }
 
-/** Whether a JSON value nests deeper than `limit`; iterative, so that hostile input cannot overflow the stack. */
+/**
+ * Whether a JSON value nests deeper than `limit` levels (the value itself is the first). It recurses at most
+ * `limit` + 1 frames, whatever the input, so hostile nesting cannot overflow the stack.
+ */
 export function tooDeep(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]]
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!
-    if (typeof node !== 'object' || node === null) continue
-    if (depth > limit) return true
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
-    }
+  if (typeof value !== 'object' || value === null) return false
+  if (limit === 0) return true
+  if (Array.isArray(value)) {
+    for (const item of value) if (tooDeep(item, limit - 1)) return true
+    return false
   }
+  for (const key in value) if (tooDeep((value as Record<string, unknown>)[key], limit - 1)) return true
   return false
 }
