@@ -35,7 +35,8 @@ export function parseUriTemplate(template: string): UriTemplate {
     const close = rest.indexOf('}', open)
     if (close < 0) throw new Error(`URI template ${template}: unclosed "{"`)
     const body = rest.slice(open + 1, close)
-    const op = '+#./;?&'.includes(body[0] ?? '') ? body[0]! : ''
+    // An empty body has no operator: ''.includes('') would say it has.
+    const op = body !== '' && '+#./;?&'.includes(body[0]!) ? body[0]! : ''
     const vars = body.slice(op.length).split(',').map((v) => v.replace(/(\*|:\d+)$/, ''))
     if (vars.some((v) => !/^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/.test(v))) {
       throw new Error(`URI template ${template}: invalid expression {${body}}`)

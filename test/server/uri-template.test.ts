@@ -37,3 +37,20 @@ describe('RFC 6570 matching', () => {
     expect(() => parseUriTemplate('x://{a b}')).toThrow(/invalid expression/)
   })
 })
+
+describe('RFC 6570 edge cases', () => {
+  it.each([
+    ['map://pt{;x,y}', 'map://pt;x;y=2', { y: '2' }], // ";" names may stand without a value
+    ['x://{a}', 'x://', { a: '' }], // the first simple variable is there, empty
+    ['db://{a,b}', 'db://x', { a: 'x' }], // later ones may be absent
+    ['user://{id:30}', 'user://abc', { id: 'abc' }], // a prefix modifier of two digits
+    ['pct://{%41}', 'pct://v', { '%41': 'v' }],
+    ['pct://{a.%41}', 'pct://v', { 'a.%41': 'v' }],
+  ])('%s matches %s', (template, uri, vars) => {
+    expect(parseUriTemplate(template).match(uri)).toEqual(vars)
+  })
+
+  it.each(['x://{a*b}', 'x://{a,b c}', 'x://{%4}', 'x://{a.%4}', 'x://{}'])('refuses %s', (template) => {
+    expect(() => parseUriTemplate(template)).toThrow(/invalid expression/)
+  })
+})

@@ -1,0 +1,65 @@
+/** Schema compilation and issue messages, and the lazily made abort signal: gaps StrykerJS found. */
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import { Cancellation } from '../../src/exchange/cancellation.js'
+import { compileSchema } from '../../src/server/schema.js'
+
+describe('schemas', () => {
+  it('refuses what is neither a Standard Schema nor a JSON Schema object', () => {
+    expect(() => compileSchema(5 as never, 'input', 'tool "t"')).toThrow('tool "t": a schema must be a Standard Schema or a JSON Schema object')
+  })
+
+  it('advertises a Standard Schema as JSON Schema 2020-12', () => {
+    expect(compileSchema(z.object({ a: z.string() }), 'input', 't').json.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
+  })
+
+  it('JSON Schema issues: the deepest one, with its path; none for the root; one for many bad items', async () => {
+    const nested = compileSchema({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'number' } } } } }, 'input', 't')
+    const bad = await nested.validate({ a: { b: 'x' } })
+    expect(bad.ok).toBe(false)
+    const issues = (bad as { issues: string[] }).issues
+    expect(issues).toHaveLength(1)
+    expect(issues[0]).toMatch(/^a\/b: \S/)
+    const root = (await nested.validate(5)) as { issues: string[] }
+    expect(root.issues).toHaveLength(1)
+    expect(root.issues[0]).not.toMatch(/^[#:/]|: .*: /)
+    const items = compileSchema({ type: 'object', properties: { xs: { type: 'array', items: { type: 'number' } } } }, 'input', 't')
+    expect(((await items.validate({ xs: Array(30).fill('x') })) as { issues: string[] }).issues).toHaveLength(1)
+  })
+
+  it('Standard Schema issues: dotted paths, at most 20', async () => {
+    const schema = compileSchema(z.object({ xs: z.array(z.number()) }), 'input', 't')
+    const { issues } = (await schema.validate({ xs: Array(30).fill('x') })) as { issues: string[] }
+    expect(issues).toHaveLength(20)
+    expect(issues[0]).toMatch(/^xs\.0: \S/)
+    const root = (await schema.validate('nope')) as { issues: string[] }
+    // No path: the message alone (zod's own text).
+    expect(root.issues).toEqual(['Invalid input: expected object, received string'])
+  })
+})
+
+describe('Cancellation', () => {
+  it('makes one signal, on first read, that follows the parent whether it aborted before or after', () => {
+    const early = new AbortController()
+    early.abort('before')
+    const a = new Cancellation(() => early.signal)
+    expect([a.signal.aborted, a.signal.reason, a.aborted]).toEqual([true, 'before', true])
+    const late = new AbortController()
+    const b = new Cancellation(() => late.signal)
+    expect(b.signal).toBe(b.signal)
+    late.abort('after')
+    expect([b.signal.aborted, b.signal.reason]).toEqual([true, 'after'])
+  })
+
+  it('an abort before anyone looked, and a second abort, keep the first reason', () => {
+    const c = new Cancellation()
+    c.abort('first')
+    c.abort('second')
+    expect([c.signal.aborted, c.signal.reason]).toEqual([true, 'first'])
+    const d = new Cancellation()
+    const signal = d.signal
+    d.abort('one')
+    d.abort('two')
+    expect(signal.reason).toBe('one')
+  })
+})
