@@ -143,3 +143,24 @@ describe('bodies and arguments the server refuses before any handler runs', () =
     expect(runs).toBe(before + 1)
   })
 })
+
+describe('Content-Type', () => {
+  const handler = createFetchHandler(new McpServer({ name: 'types', version: '1.0.0' }).tool('t', { description: 't' }, () => 't'))
+  const post = (type: string) => {
+    const params = { _meta: META_2026() }
+    return handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: { ...modernHeaders('tools/list'), 'content-type': type },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }),
+    }))
+  }
+
+  it('takes application/json with parameters and in any case, and nothing else (415)', async () => {
+    for (const ok of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', ' application/json ;x=y']) {
+      expect([ok, (await post(ok)).status]).toEqual([ok, 200])
+    }
+    for (const no of ['text/plain', 'application/jsonx', 'application/json-seq', 'json']) {
+      const res = await post(no)
+      expect([no, res.status, (await res.json()).error.message]).toEqual([no, 415, 'Content-Type must be application/json'])
+    }
+  })
+})
