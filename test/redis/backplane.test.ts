@@ -96,3 +96,28 @@ describe('redis backplane', () => {
     }
   }, 30_000)
 })
+
+describe('redis backplane options', () => {
+  it('publishes under the mcp-edge: prefix by default', async () => {
+    const listener = new Redis(REDIS_URL)
+    const seen: string[] = []
+    await listener.subscribe('mcp-edge:list:tools')
+    listener.on('message', (channel) => void seen.push(channel))
+    const bp = redisBackplane({ url: REDIS_URL })
+    await bp.publish(listChanged('tools'))
+    await until(() => seen.length > 0)
+    expect(seen).toEqual(['mcp-edge:list:tools'])
+    await bp.close()
+    listener.disconnect()
+  })
+
+  it('leaves a client it was given connected when it closes; closes its own', async () => {
+    const client = new Redis(REDIS_URL)
+    const shared = redisBackplane({ client, prefix: prefix() })
+    await shared.subscribe(['list:tools'], () => {})
+    await shared.publish(listChanged('tools'))
+    await shared.close()
+    expect(await client.ping()).toBe('PONG')
+    client.disconnect()
+  })
+})
