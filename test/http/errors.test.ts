@@ -142,6 +142,14 @@ describe('bodies and arguments the server refuses before any handler runs', () =
     }
     expect(runs).toBe(before + 1)
   })
+
+  it('counts arrays as levels too', async () => {
+    const arrays = (depth: number) => message('ARGS').replace('"ARGS"', `{"a":${'['.repeat(depth)}1${']'.repeat(depth)}}`)
+    const send = (body: string) => createFetchHandler(server)(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: modernHeaders('tools/call', { name: 'echo' }), body }))
+    // params (1) > arguments (2) > 62 nested arrays (3 to 64)
+    expect((await send(arrays(62))).status).toBe(200)
+    expect((await send(arrays(63))).status).toBe(400)
+  })
 })
 
 describe('Content-Type', () => {
