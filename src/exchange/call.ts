@@ -5,6 +5,7 @@ import type { Profile } from '../protocol/profiles.js'
 import type { CachePolicy, ClientCapabilities, Implementation } from '../protocol/types.js'
 import type { Asker } from '../server/context.js'
 import type { ListName } from '../server/definitions.js'
+import type { Entries, Kind } from '../server/server.js'
 import type { Cancellation } from './cancellation.js'
 import { Context } from './context.js'
 import { page } from './cursor.js'
@@ -69,6 +70,14 @@ export function requireString(params: JsonObject, key: string): string {
   const value = params[key]
   if (typeof value !== 'string') throw invalidParams(`params.${key} must be a string`)
   return value
+}
+
+/** The entry `params.name` names, if the asker may see it; otherwise -32602 `Unknown <kind>: <name>`. */
+export function namedEntry<K extends Kind>(call: Call, kind: K): { name: string; entry: Entries[K] } {
+  const name = requireString(call.params, 'name')
+  const entry = call.runtime.server.find(kind, name, call)
+  if (!entry) throw invalidParams(`Unknown ${kind}: ${name}`)
+  return { name, entry }
 }
 
 export function argumentsOf(params: JsonObject): JsonObject {

@@ -106,7 +106,7 @@ function checkExtensionMeta(runtime: Runtime, meta: JsonObject): void {
   }
 }
 
-/** Capabilities were declared at initialize, which a stateless server does not remember; a token it can read. */
+/** A 2025-era request has no envelope: its progress token is read from `_meta` as it is. */
 function legacyProgressToken(params: JsonObject): string | number | undefined {
   const token = isObject(params._meta) ? params._meta.progressToken : undefined
   return typeof token === 'string' || typeof token === 'number' ? token : undefined

@@ -67,6 +67,7 @@ const WIRE: { [K in Kind]: (e: Entries[K]) => Wire[K] } = {
   resource: (e) => e.resource,
   resourceTemplate: (e) => e.template,
 }
+const KIND_OF: Partial<Record<string, Kind>> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' }
 const DEFAULT_CACHE: CachePolicy = { ttlMs: 0, cacheScope: 'private' }
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
@@ -241,7 +242,7 @@ export class McpServer {
   cachePolicy(kind: ListName | 'discover' | 'read'): CachePolicy {
     const policy = this.options.cache?.[kind] ?? DEFAULT_CACHE
     // A list that differs by who asks must not be shared by caches between askers.
-    const kindOf = (Object.keys(LIST_OF) as Kind[]).find((k) => LIST_OF[k] === kind)
+    const kindOf = KIND_OF[kind]
     return kindOf && policy.cacheScope !== 'private' && this.hidesSome(kindOf) ? { ...policy, cacheScope: 'private' } : policy
   }
 

@@ -1,6 +1,6 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { PromptEntry } from '../../server/server.js'
-import { argumentsOf, requireString, withInput } from '../call.js'
+import { argumentsOf, namedEntry, withInput } from '../call.js'
 import { servedBy } from '../capabilities.js'
 import type { MethodDescriptor } from '../method.js'
 import { listMethod } from './lists.js'
@@ -12,12 +12,7 @@ export const getPrompt: MethodDescriptor<PromptEntry> = {
   method: 'prompts/get',
   served: servedBy('prompts'),
   nameParam: 'name',
-  target(call) {
-    const name = requireString(call.params, 'name')
-    const entry = call.runtime.server.find('prompt', name, call)
-    if (!entry) throw invalidParams(`Unknown prompt: ${name}`)
-    return entry
-  },
+  target: (call) => namedEntry(call, 'prompt').entry,
   async run(call, entry) {
     const name = entry.prompt.name
     const raw = argumentsOf(call.params)

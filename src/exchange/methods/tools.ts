@@ -1,9 +1,9 @@
 import { INTERNAL_ERROR } from '../../protocol/constants.js'
-import { invalidParams, McpError } from '../../protocol/errors.js'
+import { McpError } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { ToolEntry } from '../../server/server.js'
 import { ToolError } from '../../server/tool-error.js'
-import { argumentsOf, requireString, withInput, type Call } from '../call.js'
+import { argumentsOf, namedEntry, withInput, type Call } from '../call.js'
 import { missingCapabilities, servedBy } from '../capabilities.js'
 import { InputRequired } from '../input.js'
 import type { MethodDescriptor } from '../method.js'
@@ -18,12 +18,7 @@ export const callTool: MethodDescriptor<ToolCall> = {
   method: 'tools/call',
   served: servedBy('tools'),
   nameParam: 'name',
-  target(call) {
-    const name = requireString(call.params, 'name')
-    const entry = call.runtime.server.find('tool', name, call)
-    if (!entry) throw invalidParams(`Unknown tool: ${name}`)
-    return { entry, name, args: argumentsOf(call.params) }
-  },
+  target: (call) => ({ ...namedEntry(call, 'tool'), args: argumentsOf(call.params) }),
   paramHeaders: ({ entry, args }) => ({ headers: entry.params, args }),
   clientNeeds: (call, { entry }) => (entry.requires ? missingCapabilities(entry.requires, call.client.capabilities) : undefined),
   run: runTool,
