@@ -26,6 +26,13 @@ export interface Transport {
   readonly request?: Request | undefined
   readonly env?: unknown
   readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+  /** When the platform ends the request whatever happens (ms since the epoch): streams end gracefully by then. */
+  readonly deadline?: number | undefined
+  /**
+   * The response is delivered whole (Lambda behind an HTTP API or ALB): notifications before the result
+   * are dropped and methods that stream are refused.
+   */
+  readonly buffered?: boolean | undefined
 }
 
 /** One request past envelope validation: what methods work from. It is also the Asker of visibility checks. */

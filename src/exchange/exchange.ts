@@ -1,4 +1,4 @@
-import { INTERNAL_ERROR, META_SERVER_INFO } from '../protocol/constants.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/constants.js'
 import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
@@ -47,6 +47,9 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     if (header) checkMethodHeaders(header, message.method, params, descriptor?.nameParam, profile)
     stage = 'route'
     if (!descriptor) throw methodNotFound(message.method)
+    if (descriptor.stream && transport.buffered) {
+      throw new McpError(INVALID_REQUEST, `${message.method} streams its answer, and this endpoint delivers responses whole; serve it where responses stream (a Lambda function URL with InvokeMode RESPONSE_STREAM, say)`)
+    }
 
     call = {
       id, method: message.method, params, profile, runtime, transport, principal: transport.principal,

@@ -58,8 +58,8 @@ interface Plan {
 
 /**
  * `subscriptions/listen`: a stream whose first message is the acknowledgement, then one notification per
- * matching change, until the client leaves (the transport aborts), the lifetime limit or shutdown ends it
- * gracefully (a SubscriptionsListenResult where the version has one).
+ * matching change, until the client leaves (the transport aborts), the lifetime limit, the transport's
+ * deadline or shutdown ends it gracefully (a SubscriptionsListenResult where the version has one).
  */
 export const listen: MethodDescriptor<Plan> = {
   method: 'subscriptions/listen',
@@ -136,7 +136,8 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
         send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: plan.honoured } })
         live = true
         for (const event of early.splice(0)) deliver(event)
-        if (runtime.maxListenMs !== undefined) lifetime = setTimeout(end, runtime.maxListenMs)
+        const left = Math.min(runtime.maxListenMs ?? Infinity, (transport.deadline ?? Infinity) - Date.now())
+        if (left !== Infinity) lifetime = setTimeout(end, Math.max(0, left))
       },
       (e) => {
         finish(false)

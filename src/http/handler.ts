@@ -30,6 +30,16 @@ export interface RuntimeContext {
   /** Passed to handlers as `ctx.env` (Workers bindings, Lambda context). */
   env?: unknown
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+  /**
+   * When the platform ends the request whatever happens (ms since the epoch; Lambda's timeout less a
+   * margin): listen streams end gracefully with their result by then.
+   */
+  deadline?: number | undefined
+  /**
+   * The platform delivers the response whole (Lambda behind an HTTP API or ALB): the answer is always one
+   * JSON object, notifications before it are dropped, and `subscriptions/listen` is refused with a reason.
+   */
+  buffered?: boolean | undefined
 }
 
 export interface FetchHandler {
@@ -123,7 +133,7 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
     let settled = false
     const cancel = new Cancellation(() => request.signal)
     const emit = (notification: JsonRpcNotification) => {
-      if (settled || cancel.aborted) return
+      if (settled || cancel.aborted || platform.buffered) return
       if (!stream) {
         stream = sseStream(context.keepAlives, () => cancel.abort(new Error('client closed the stream')))
         // A stream lives on: from now on the request's own signal aborts the method too.
@@ -136,6 +146,7 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
       header: (name) => request.headers.get(name),
       cancel, emit, principal, request, env: platform.env, waitUntil: platform.waitUntil,
+      deadline: platform.deadline, buffered: platform.buffered,
     }
     void exchange(context.runtime, message, transport).then((answer) => {
       settled = true

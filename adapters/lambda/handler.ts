@@ -1,0 +1,214 @@
+import { createFetchHandler, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
+import { ERROR, McpError } from '../../src/index.js'
+import { errorResponse, internalError } from '../../src/core.js'
+import type { Plan } from './http.js'
+import { isRestEvent, planRestEvent, type RestEvent, type RestResult } from './rest-event.js'
+import { awslambda, send, STREAMING, type ResponseStream } from './stream.js'
+import { isUrlEvent, planUrlEvent, type UrlEvent, type UrlResult } from './url-event.js'
+
+export interface LambdaOptions extends HandlerOptions {
+  /**
+   * How long before the function's timeout the answer must be complete (default 1000 ms). Lambda never
+   * tells a function that its client left, so the timeout is the only sure end: listen streams end
+   * gracefully (with their result) this long before it, the request's abort signal fires at half of it,
+   * and at a quarter the response ends with whatever was written.
+   */
+  deadlineMarginMs?: number | undefined
+  /**
+   * Bytes of SSE comment written when a stream pauses (default 16384; 0 for none), so that Lambda passes
+   * on the small writes it otherwise holds back: a progress notification or keep-alive arrives when sent.
+   */
+  flushBytes?: number | undefined
+}
+
+/** What handlers see as `ctx.env` on Lambda (and `principal` as its second argument's `env`). */
+export interface LambdaEnv {
+  readonly event: UrlEvent | RestEvent
+  readonly context: LambdaContext
+}
+
+/** The part of Lambda's context object used here. */
+export interface LambdaContext {
+  getRemainingTimeInMillis?(): number
+  readonly awsRequestId?: string | undefined
+  callbackWaitsForEmptyEventLoop?: boolean | undefined
+}
+
+/**
+ * By default the runtime takes the next invocation only once the event loop is empty, which a Redis
+ * connection, a listen subscription or a keep-alive timer never lets happen: the instance would serve one
+ * request and then sit until the function's timeout. What must finish (waitUntil) is awaited here instead.
+ */
+function ownTheEnd(context: LambdaContext): void {
+  context.callbackWaitsForEmptyEventLoop = false
+}
+
+export type LambdaEvent = UrlEvent | RestEvent
+
+/** A handler marked for response streaming: function URLs (InvokeMode RESPONSE_STREAM), REST APIs with responseTransferMode STREAM. */
+export interface StreamingLambdaHandler {
+  (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext): Promise<void>
+  readonly notify: Notify
+}
+
+/** A handler that returns its response whole: HTTP APIs, ALBs, REST APIs without streaming. */
+export interface BufferedLambdaHandler {
+  (event: LambdaEvent, context: LambdaContext): Promise<UrlResult | RestResult>
+  readonly notify: Notify
+}
+
+/** One invocation's clock, from the function's remaining time. */
+interface Clock {
+  /** When streams end gracefully (ms since the epoch). */
+  readonly deadline: number | undefined
+  /** The request's abort signal. */
+  readonly signal: AbortSignal
+  /** Aborted when the invocation must end, answered or not. */
+  readonly stop: AbortSignal
+  clear(): void
+}
+
+function startClock(context: LambdaContext, marginMs: number): Clock {
+  const request = new AbortController()
+  const stop = new AbortController()
+  const remaining = context.getRemainingTimeInMillis?.()
+  if (typeof remaining !== 'number' || !Number.isFinite(remaining)) {
+    return { deadline: undefined, signal: request.signal, stop: stop.signal, clear() {} }
+  }
+  const reason = new Error('The function reached its deadline')
+  const abort = setTimeout(() => request.abort(reason), Math.max(0, remaining - marginMs / 2))
+  const end = setTimeout(() => stop.abort(reason), Math.max(0, remaining - marginMs / 4))
+  return {
+    deadline: Date.now() + remaining - marginMs,
+    signal: request.signal,
+    stop: stop.signal,
+    clear() {
+      clearTimeout(abort)
+      clearTimeout(end)
+    },
+  }
+}
+
+function planFor(event: unknown): Plan<UrlResult | RestResult> {
+  if (isUrlEvent(event)) return planUrlEvent(event)
+  if (isRestEvent(event)) return planRestEvent(event)
+  // Not an HTTP request (a direct invoke, a queue message): the invoker gets this as the error.
+  throw new TypeError('mcp-edge: not an HTTP event (expected a function URL, API Gateway or ALB event)')
+}
+
+const json = (body: unknown, status: number) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+/** What the invocation answers when the handler has not answered by the time it must end. */
+const outOfTime = () => json(errorResponse(undefined, internalError('The function ran out of time before the answer was ready')), 504)
+
+/** The handler's answer, or `outOfTime` once `stop` aborts; the same for a Request the event could not make. */
+function answer(fetch: (request: Request) => Promise<Response>, makeRequest: () => Request, stop: AbortSignal): Promise<Response> {
+  let request: Request
+  try {
+    request = makeRequest()
+  } catch (e) {
+    return Promise.resolve(json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Bad request: ${(e as Error).message}`)), 400))
+  }
+  return new Promise((resolve) => {
+    const expire = () => resolve(outOfTime())
+    if (stop.aborted) return expire()
+    stop.addEventListener('abort', expire, { once: true })
+    fetch(request).then(resolve, () => resolve(json(errorResponse(undefined, internalError('Internal error')), 500))).finally(() => stop.removeEventListener('abort', expire))
+  })
+}
+
+/** waitUntil for one invocation: the work runs on after the response, and the invocation waits for it (up to `stop`). */
+function background(stop: AbortSignal) {
+  const pending: Promise<unknown>[] = []
+  return {
+    waitUntil: (promise: Promise<unknown>) => void pending.push(promise.catch(() => {})),
+    async settle() {
+      while (pending.length && !stop.aborted) {
+        const batch = pending.splice(0)
+        await Promise.race([Promise.all(batch), new Promise((resolve) => stop.addEventListener('abort', resolve, { once: true }))])
+      }
+    },
+  }
+}
+
+const list = (value: string | undefined) => (value?.trim() ? value.split(',').map((v) => v.trim()) : undefined)
+
+function fetchHandler(server: McpServer, options: LambdaOptions) {
+  return createFetchHandler(server, {
+    ...options,
+    // A function URL has its own hostname and Lambda routes by it: no Host check unless one is asked for
+    // (the option, or MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS, comma-separated, in the function's environment).
+    allowedHosts: options.allowedHosts ?? list(process.env.MCP_ALLOWED_HOSTS) ?? '*',
+    allowedOrigins: options.allowedOrigins ?? list(process.env.MCP_ALLOWED_ORIGINS),
+    requestState: { ...options.requestState, secret: options.requestState?.secret ?? (process.env.MCP_REQUEST_STATE_SECRET || undefined) },
+  })
+}
+
+/**
+ * Serves an McpServer from a Lambda function whose responses stream: a function URL with InvokeMode
+ * RESPONSE_STREAM, or an API Gateway REST API with responseTransferMode STREAM. `export const handler =
+ * createLambdaHandler(server, options)`. Progress and logs stream as they happen, and `subscriptions/listen`
+ * streams until the client's deadline (`deadlineMarginMs`) ends it with its result.
+ */
+export function createLambdaHandler(server: McpServer, options: LambdaOptions = {}): StreamingLambdaHandler {
+  const fetch = fetchHandler(server, options)
+  const marginMs = options.deadlineMarginMs ?? 1000
+  const flushBytes = options.flushBytes ?? 16_384
+  const padding = flushBytes > 0 ? new TextEncoder().encode(`:${' '.repeat(Math.max(0, flushBytes - 3))}\n\n`) : undefined
+  const handler = async (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) => {
+    ownTheEnd(context)
+    const plan = planFor(event)
+    const clock = startClock(context, marginMs)
+    const work = background(clock.stop)
+    try {
+      const env: LambdaEnv = { event, context }
+      const response = await answer(
+        (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline }),
+        () => plan.request(clock.signal),
+        clock.stop,
+      )
+      const sse = response.headers.get('content-type') === 'text/event-stream'
+      try {
+        await send(responseStream, plan.prelude(response), response.body, { padding: sse ? padding : undefined, stop: clock.stop })
+      } catch (e) {
+        // The body failed after the prelude went out: the client sees the stream end; the operator sees why.
+        options.onError?.(e, { during: 'response' })
+      }
+      await work.settle()
+    } finally {
+      clock.clear()
+    }
+  }
+  const marked = Object.assign(handler, { notify: fetch.notify })
+  return (awslambda()?.streamifyResponse(marked) ?? Object.assign(marked, { [STREAMING]: 'response' })) as StreamingLambdaHandler
+}
+
+/**
+ * Serves an McpServer from a Lambda function whose responses are delivered whole: an API Gateway HTTP API,
+ * an ALB, a REST API without streaming. Every answer is one JSON response (progress and logs before a
+ * result are dropped), and `subscriptions/listen` is refused with an error that says why.
+ */
+export function createBufferedLambdaHandler(server: McpServer, options: LambdaOptions = {}): BufferedLambdaHandler {
+  const fetch = fetchHandler(server, options)
+  const marginMs = options.deadlineMarginMs ?? 1000
+  const handler = async (event: LambdaEvent, context: LambdaContext) => {
+    ownTheEnd(context)
+    const plan = planFor(event)
+    const clock = startClock(context, marginMs)
+    const work = background(clock.stop)
+    try {
+      const env: LambdaEnv = { event, context }
+      const response = await answer(
+        (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline, buffered: true }),
+        () => plan.request(clock.signal),
+        clock.stop,
+      )
+      const result = await plan.result(response)
+      await work.settle()
+      return result
+    } finally {
+      clock.clear()
+    }
+  }
+  return Object.assign(handler, { notify: fetch.notify })
+}

@@ -1,0 +1,13 @@
+/**
+ * The everything server as an AWS Lambda function with a streaming function URL (`npm run build:lambda`
+ * bundles it; template.yaml deploys it; `npm run start:lambda` runs it locally under the real runtime
+ * client). With REDIS_URL set, listen streams hear changes made by any instance, and input requests
+ * complete on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET, shared by all, signs them).
+ */
+import { createLambdaHandler } from '../../adapters/lambda/index.js'
+import { redisBackplane } from '../../adapters/redis/index.js'
+import { createEverythingServer } from './server.js'
+
+const backplane = process.env.REDIS_URL ? redisBackplane({ url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX }) : undefined
+
+export const handler = createLambdaHandler(createEverythingServer(), { backplane })
