@@ -4,14 +4,17 @@ import { defineConfig } from 'vitest/config'
 /**
  * Under StrykerJS (npm run mutate; it names its workers in STRYKER_MUTATOR_WORKER) only the tests whose
  * server runs in this process or inside workerd can see a mutant. Those whose server is another process
- * (npm start, wrangler dev, the conformance CLI's minutes-long runs, npm pack and tsc in a consumer
- * project) are left out there, and so is the hibernation test, which idles 12 s for workerd to evict the hub
+ * (npm start, wrangler dev, the Lambda runtime client, the conformance CLI's minutes-long runs, npm pack
+ * and tsc in a consumer project) are left out there, and so is the hibernation test, which idles 12 s for workerd to evict the hub
  * and tests workerd more than our code.
  * The two projects are mutated apart (scripts/mutate.sh): src/ and the Node and Redis adapters against the
  * node project, the Workers adapter against the workers project (MCP_EDGE_MUTATE=workers), so that no
  * mutant waits on a workerd start it does not need.
  */
-const OTHER_PROCESS = ['test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**']
+const OTHER_PROCESS = [
+  'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
+  'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts',
+]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
 
@@ -26,7 +29,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/workers/**', 'node_modules/**', ...(mutating ? OTHER_PROCESS : [])],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
-          globalSetup: ['test/setup/redis.ts'],
+          globalSetup: ['test/setup/redis.ts', 'test/setup/lambda.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

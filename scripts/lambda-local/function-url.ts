@@ -136,7 +136,6 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
       }
     })
   const release = (slot: Slot) => {
-    if (process.env.DEBUG_LAMBDA_LOCAL) log(`function-url: release ${slot.api.address}\n`)
     const next = queue.shift()
     if (next) next(slot)
     else slot.busy = false
@@ -148,9 +147,11 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
       res.writeHead(413, { 'content-type': 'application/json' }).end('{"message":"Request Entity Too Large"}')
       return
     }
+    // A test aid AWS does not have: `x-local-lambda-event: raw` sends the body as the event itself (an API
+    // Gateway or ALB event, a base64 body), and the function's answer comes back as it is.
+    const event = req.headers['x-local-lambda-event'] === 'raw' ? JSON.parse(body.toString('utf8')) : toEvent(req, body)
     const slot = await acquire()
-    const invocation = slot.api.invoke(toEvent(req, body), timeoutMs)
-    if (process.env.DEBUG_LAMBDA_LOCAL) log(`function-url: ${invocation.id} ${req.headers['mcp-method']} on ${slot.api.address}\n`)
+    const invocation = slot.api.invoke(event, timeoutMs)
     let finished = false
     const finish = () => {
       if (finished) return
@@ -218,18 +219,20 @@ async function answer(outcome: Outcome, res: ServerResponse, holdBytes: number):
   }
   const pass = (chunk: Buffer) => {
     if (chunk.length === 0) return
+    start()
     pending.push(chunk)
     pendingBytes += chunk.length
     if (pendingBytes >= holdBytes) flush()
   }
   let preludeBytes: Buffer | undefined = outcome.contentType === PRELUDE_TYPE ? Buffer.alloc(0) : undefined
   if (!preludeBytes) head = { statusCode: 200, headers: { 'content-type': outcome.contentType }, cookies: [] }
+  // Headers go out with the prelude, or without one with the first bytes: a function that fails before
+  // either gets the error answer instead.
   const start = () => {
     if (!head || res.headersSent) return
     res.writeHead(head.statusCode, { ...head.headers, ...(head.cookies.length ? { 'set-cookie': head.cookies } : {}) })
     res.flushHeaders()
   }
-  start()
   // The runtime keeps writing whether or not the client still listens: Lambda never tells the function.
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (preludeBytes) {

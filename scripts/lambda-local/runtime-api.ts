@@ -62,7 +62,6 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
     })
     waiting.end(body)
     waiting = undefined
-    if (process.env.DEBUG_LAMBDA_LOCAL) process.stderr.write(`runtime-api ${port}: delivered ${id}\n`)
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

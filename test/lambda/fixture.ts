@@ -1,0 +1,31 @@
+/**
+ * The function the runtime-client tests deploy: the everything server with tools that misbehave, a small
+ * body limit and a short deadline margin; plus a raw streaming handler whose body stream fails midway.
+ */
+import { createLambdaHandler } from '../../adapters/lambda/index.js'
+import { send, type ResponseStream } from '../../adapters/lambda/stream.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+
+const server = createEverythingServer()
+  .tool('throws', { description: 'Fails with an exception' }, () => {
+    throw new Error('kaboom')
+  })
+  .tool('until_aborted', { description: 'Reports progress, then runs until its signal aborts' }, async (_args, ctx) => {
+    ctx.progress(0, 1)
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+    return 'aborted'
+  })
+
+export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000 })
+
+const awslambda = (globalThis as unknown as { awslambda: { streamifyResponse<F>(f: F): F } }).awslambda
+
+export const brokenBody = awslambda.streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('first part\n'))
+      setTimeout(() => controller.error(new Error('the body failed')), 20)
+    },
+  })
+  await send(stream, { statusCode: 200, headers: { 'content-type': 'text/plain' } }, body, { padding: undefined, stop: new AbortController().signal }).catch(() => {})
+})

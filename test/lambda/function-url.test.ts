@@ -1,0 +1,93 @@
+/**
+ * examples/everything bundled as `npm run start:lambda` runs it: real runtime client processes behind the
+ * local function URL, Redis shared between them. What a client of a deployed function sees: the
+ * conformance requirement set, and the SDK v2 client with progress, input requests and listen.
+ */
+import { randomBytes } from 'node:crypto'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { LOOPBACK_HOSTS } from '../../src/index.js'
+import { problems, REQUIRED, runConformance, summary } from '../helpers/conformance.js'
+import { until } from '../helpers/async.js'
+import { startFunction, type LocalFunction } from '../helpers/lambda.js'
+import { REDIS_URL } from '../helpers/redis.js'
+import { recordingFetch } from '../helpers/wire.js'
+
+let fn: LocalFunction
+let wire: ReturnType<typeof recordingFetch>
+
+beforeAll(async () => {
+  fn = await startFunction('examples/everything/lambda.ts', 'everything', {
+    instances: 2,
+    timeoutMs: 10_000,
+    env: {
+      REDIS_URL,
+      REDIS_PREFIX: `lambda-test-${randomBytes(4).toString('hex')}:`,
+      MCP_REQUEST_STATE_SECRET: randomBytes(32).toString('hex'),
+      MCP_ALLOWED_HOSTS: LOOPBACK_HOSTS.join(','),
+    },
+  })
+}, 60_000)
+afterAll(() => fn?.close())
+afterEach(async () => {
+  await wire?.settled()
+  expect(wire?.violations ?? []).toEqual([])
+})
+
+async function connect() {
+  wire = recordingFetch()
+  const client = new Client({ name: 'lambda-test', version: '1.0.0' }, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+  })
+  await client.connect(new StreamableHTTPClientTransport(new URL(fn.url.replace('127.0.0.1', 'localhost')), { fetch: wire.fetch }))
+  return client
+}
+
+describe('examples/everything on the local function URL', () => {
+  it('passes the conformance requirement set', async () => {
+    const { output, results } = await runConformance(`http://localhost:${fn.port}/mcp`, ['--requirements', '2026-07-28'])
+    console.log(summary(output))
+    expect(problems(results, REQUIRED)).toEqual([])
+    expect(REQUIRED.filter((s) => !results.has(s))).toEqual([])
+  }, 240_000)
+
+  it('streams progress as it happens, through the hold Lambda puts on small writes', async () => {
+    const client = await connect()
+    const arrived: number[] = []
+    const result = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, {
+      onprogress: () => void arrived.push(performance.now()),
+    })
+    expect(result.content).toEqual([{ type: 'text', text: 'Progress complete' }])
+    // The tool waits 50 ms between reports: held back until the result, they would arrive together.
+    expect(arrived.length).toBeGreaterThanOrEqual(2)
+    expect(arrived[1]! - arrived[0]!).toBeGreaterThanOrEqual(20)
+    await client.close()
+  })
+
+  it('completes input requests over several rounds, whichever process each round reaches', async () => {
+    const client = await connect()
+    client.setRequestHandler('elicitation/create', async (req) => {
+      const field = Object.keys((req.params as { requestedSchema: { properties: object } }).requestedSchema.properties)[0]!
+      return { action: 'accept', content: { [field]: field === 'color' ? 'teal' : 'Ada' } }
+    })
+    const rounds = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} })
+    expect(rounds.content).toEqual([{ type: 'text', text: 'Hello Ada, your favourite colour is teal' }])
+    await client.close()
+  })
+
+  it('listen() hears a change made by an invocation on another process, through Redis', async () => {
+    const client = await connect()
+    const seen: string[] = []
+    client.setNotificationHandler('notifications/tools/list_changed', () => void seen.push('tools'))
+    const subscription = await client.listen({ toolsListChanged: true })
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true })
+    // The listen holds its environment for as long as it runs, so this call runs in another one.
+    await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })
+    await until(() => seen.length >= 1, 8000, 'tools/list_changed from the other process')
+    expect(seen).toEqual(['tools'])
+    expect(fn.environments.filter((e) => e.pid !== undefined).length).toBeGreaterThanOrEqual(2)
+    await subscription.close()
+    await client.close()
+  })
+})

@@ -1,0 +1,113 @@
+/**
+ * The Lambda adapter under the real runtime client (aws-lambda-ric with its native part), one environment
+ * so that every request lands on the same process: each fault gets its documented answer, and the process
+ * neither crashes nor is killed at the timeout, so the next request is served warm.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rawEvent, startFunction, type LocalFunction } from '../helpers/lambda.js'
+import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
+import { sseMessages, validateServerMessage } from '../helpers/wire.js'
+
+const TIMEOUT_MS = 3000
+let fn: LocalFunction
+let processes: string
+
+const call = (method: string, params: Record<string, unknown>) => rpc(fetch, method, { ...params, _meta: META_2026() }, { url: fn.url })
+
+/** The next request is answered by the same process, started once: nothing crashed, nothing timed out. */
+async function stillWarm() {
+  const { status, body } = await call('tools/call', { name: 'test_simple_text', arguments: {} })
+  expect(status).toBe(200)
+  expect(body.result.content[0].text).toContain('simple text')
+  expect(fn.processes()).toBe(processes)
+}
+
+beforeAll(async () => {
+  fn = await startFunction('test/lambda/fixture.ts', 'fixture', { instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+  await call('server/discover', {})
+  processes = fn.processes()
+  expect(processes).toMatch(/^\d+\/1$/)
+}, 60_000)
+afterAll(() => fn?.close())
+
+describe('Lambda under the real runtime client', () => {
+  it('a tool that throws: a tool error with an error id, the message kept from the client', async () => {
+    const { status, body } = await call('tools/call', { name: 'throws', arguments: {} })
+    expect(status).toBe(200)
+    expect(body.result.isError).toBe(true)
+    expect(body.result.content[0].text).toMatch(/error id/)
+    expect(JSON.stringify(body)).not.toContain('kaboom')
+    await stillWarm()
+  })
+
+  it('an event that is not an HTTP request: the invoker gets the function error', async () => {
+    const res = await rawEvent(fn.url, { source: 'aws.events', detail: {} })
+    expect(res.status).toBe(502)
+    await stillWarm()
+  })
+
+  it('a body over the limit: 413, counted in decoded bytes, whatever the base64 length or Content-Length say', async () => {
+    const message = (pad: number) => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: META_2026() } }) + ' '.repeat(pad)
+    const over = await fetch(fn.url, { method: 'POST', headers: modernHeaders('server/discover'), body: message(3000) })
+    expect(over.status).toBe(413)
+    expect(await over.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: 'Request body exceeds 2048 bytes' } })
+
+    // An API Gateway REST event with a binary body: base64 makes 2000 bytes 2668 characters, still within.
+    const rest = (body: string, headers: Record<string, string>) => rawEvent(fn.url, {
+      httpMethod: 'POST', path: '/mcp', headers: { ...modernHeaders('server/discover'), host: 'api.example', ...headers },
+      body: Buffer.from(body).toString('base64'), isBase64Encoded: true, requestContext: { domainName: 'api.example' },
+    })
+    const padded = message(0)
+    const within = await rest(message(2000 - padded.length), {})
+    expect(within.status).toBe(200)
+    const answer = await within.json()
+    expect(answer).toMatchObject({ id: 7, result: { supportedVersions: expect.arrayContaining(['2026-07-28']) } })
+    expect(validateServerMessage('2026-07-28', 'server/discover', answer)).toEqual([])
+    const lying = await rest(message(2100 - padded.length), { 'content-length': '10' })
+    expect(lying.status).toBe(413)
+    await stillWarm()
+  })
+
+  it('a client that goes away: the function runs on until its abort signal, then serves the next request', async () => {
+    const abort = new AbortController()
+    const res = await fetch(fn.url, {
+      method: 'POST', headers: modernHeaders('tools/call', { name: 'until_aborted' }), signal: abort.signal,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'until_aborted', arguments: {}, _meta: META_2026({}, { progressToken: 'p' }) } }),
+    })
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const first = await sseMessages(res.body!).next()
+    expect(first.value).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p', progress: 0 } })
+    abort.abort()
+    // One environment: this waits for it, and it is free again only once the tool saw its signal abort.
+    await stillWarm()
+  })
+
+  it('a listen that reaches the deadline ends gracefully with its result, before the timeout', async () => {
+    const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+    const res = await fetch(fn.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'subscriptions/listen', params }) })
+    const messages: Record<string, unknown>[] = []
+    for await (const m of sseMessages(res.body!)) messages.push(m)
+    expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/subscriptions/acknowledged', 'result'])
+    expect(messages[1]).toMatchObject({ id: 5, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 5 } } })
+    for (const m of messages) expect(validateServerMessage('2026-07-28', 'subscriptions/listen', m)).toEqual([])
+    await stillWarm()
+  })
+})
+
+describe('a body stream that fails midway, under the real runtime client', () => {
+  let broken: LocalFunction
+  beforeAll(async () => {
+    broken = await startFunction('test/lambda/fixture.ts', 'fixture-broken', { handler: 'index.brokenBody', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+  }, 60_000)
+  afterAll(() => broken?.close())
+
+  it('ends the response after what was written; the process serves the next invocation', async () => {
+    const before = broken.environments.map((e) => `${e.pid}/${e.starts}`).join()
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(broken.url, { method: 'POST', body: '{}' })
+      expect(res.status).toBe(200)
+      expect(await res.text()).toBe('first part\n')
+    }
+    expect(broken.environments.map((e) => `${e.pid}/${e.starts}`).join()).toBe(before)
+  })
+})
