@@ -60,6 +60,25 @@ const MAX_REQUEST_BYTES = 6 * 1024 * 1024
 const PRELUDE_TYPE = 'application/vnd.awslambda.http-integration-response'
 const ric = join(dirname(createRequire(import.meta.url).resolve('aws-lambda-ric')), '..', 'bin', 'index.mjs')
 
+/** One runtime process: the real runtime client loading `handler` from `root`, polling the Runtime API at `api`. */
+export function spawnRuntime(root: string, handler: string, api: string, env: FunctionUrlOptions['env'] = {}): ChildProcess {
+  return spawn(process.execPath, [ric, handler], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...env,
+      AWS_LAMBDA_RUNTIME_API: api,
+      AWS_LAMBDA_FUNCTION_NAME: 'mcp-edge',
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+      LAMBDA_TASK_ROOT: root,
+      _HANDLER: handler,
+      NODE_OPTIONS: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
 interface Slot extends Environment {
   starts: number
   api: RuntimeApi
@@ -76,21 +95,7 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
   const queue: ((slot: Slot) => void)[] = []
 
   const launch = (slot: Slot) => {
-    const child = spawn(process.execPath, [ric, options.handler ?? 'index.handler'], {
-      cwd: options.root,
-      env: {
-        ...process.env,
-        ...options.env,
-        AWS_LAMBDA_RUNTIME_API: slot.api.address,
-        AWS_LAMBDA_FUNCTION_NAME: 'mcp-edge',
-        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
-        LAMBDA_TASK_ROOT: options.root,
-        _HANDLER: options.handler ?? 'index.handler',
-        NODE_OPTIONS: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawnRuntime(options.root, options.handler ?? 'index.handler', slot.api.address, options.env)
     slot.child = child
     slot.starts++
     child.stdout?.on('data', (d: Buffer) => log(d.toString()))

@@ -29,6 +29,8 @@ export interface Invocation {
 export interface RuntimeApi {
   /** host:port, for AWS_LAMBDA_RUNTIME_API. */
   readonly address: string
+  /** Resolves when the runtime client first asks for an invocation: its process has started and loaded the handler. */
+  readonly ready: Promise<void>
   /** True while no invocation is running: the runtime client is waiting for the next. */
   readonly idle: boolean
   /** Hands an invocation to the runtime; the environment must be idle. */
@@ -47,6 +49,8 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
   let waiting: ServerResponse | undefined
   let queued: { id: string; event: unknown; deadlineMs: number } | undefined
   let running: Running | undefined
+  let polled!: () => void
+  const ready = new Promise<void>((resolve) => (polled = resolve))
 
   const deliver = () => {
     if (!waiting || !queued) return
@@ -67,6 +71,7 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? ''
     if (req.method === 'GET' && url === `${BASE}/invocation/next`) {
+      polled()
       waiting = res
       res.once('close', () => {
         if (waiting === res) waiting = undefined
@@ -108,6 +113,7 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
 
   return {
     address: `127.0.0.1:${port}`,
+    ready,
     get idle() {
       return running === undefined && queued === undefined
     },
