@@ -98,49 +98,76 @@ function planFor(event: unknown): Plan<UrlResult | RestResult> {
 
 const json = (body: unknown, status: number) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 
-/** What the invocation answers when the handler has not answered by the time it must end. */
-const outOfTime = () => json(errorResponse(undefined, internalError('The function ran out of time before the answer was ready')), 504)
+/** The handler's Response, or one made here (`own`: small, whole, sent even after `stop`). */
+interface Answered {
+  readonly response: Response
+  readonly own: boolean
+}
 
-/** The handler's answer, or `outOfTime` once `stop` aborts; the same for a Request the event could not make. */
-function answer(fetch: (request: Request) => Promise<Response>, makeRequest: () => Request, stop: AbortSignal): Promise<Response> {
+const own = (body: unknown, status: number): Answered => ({ response: json(body, status), own: true })
+
+/**
+ * The handler's answer; once `stop` aborts first, a 504 with a JSON-RPC error instead, and the late answer,
+ * when it comes, is cancelled (its stream would otherwise run on into later invocations).
+ */
+function answer(fetch: (request: Request) => Promise<Response>, makeRequest: () => Request, stop: AbortSignal): Promise<Answered> {
   let request: Request
   try {
     request = makeRequest()
   } catch (e) {
-    return Promise.resolve(json(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Bad request: ${(e as Error).message}`)), 400))
+    return Promise.resolve(own(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Bad request: ${(e as Error).message}`)), 400))
   }
   return new Promise((resolve) => {
-    const expire = () => resolve(outOfTime())
+    let late = false
+    const expire = () => {
+      late = true
+      resolve(own(errorResponse(undefined, internalError('The function ran out of time before the answer was ready')), 504))
+    }
     if (stop.aborted) return expire()
     stop.addEventListener('abort', expire, { once: true })
-    fetch(request).then(resolve, () => resolve(json(errorResponse(undefined, internalError('Internal error')), 500))).finally(() => stop.removeEventListener('abort', expire))
+    fetch(request).then(
+      (response) => (late ? void response.body?.cancel().catch(() => {}) : resolve({ response, own: false })),
+      () => resolve(own(errorResponse(undefined, internalError()), 500)),
+    ).finally(() => stop.removeEventListener('abort', expire))
   })
 }
+
+const NEVER = new AbortController().signal
 
 /** waitUntil for one invocation: the work runs on after the response, and the invocation waits for it (up to `stop`). */
 function background(stop: AbortSignal) {
   const pending: Promise<unknown>[] = []
+  const stopped = new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })))
   return {
     waitUntil: (promise: Promise<unknown>) => void pending.push(promise.catch(() => {})),
     async settle() {
-      while (pending.length && !stop.aborted) {
-        const batch = pending.splice(0)
-        await Promise.race([Promise.all(batch), new Promise((resolve) => stop.addEventListener('abort', resolve, { once: true }))])
-      }
+      while (pending.length && !stop.aborted) await Promise.race([Promise.all(pending.splice(0)), stopped])
     },
+  }
+}
+
+/** A response body that failed after the prelude went out: the client sees the stream end; the operator sees why. */
+function reportBodyError(options: LambdaOptions, e: unknown): void {
+  try {
+    if (options.onError) options.onError(e, { during: 'response' })
+    else console.error('mcp-edge: the response body failed:', e)
+  } catch {
+    // An onError that throws must not fail an invocation whose response is already out.
   }
 }
 
 const list = (value: string | undefined) => (value?.trim() ? value.split(',').map((v) => v.trim()) : undefined)
 
 function fetchHandler(server: McpServer, options: LambdaOptions) {
+  const secret = options.requestState?.secret ?? (process.env.MCP_REQUEST_STATE_SECRET || undefined)
+  if (secret === undefined) console.warn('mcp-edge: no MCP_REQUEST_STATE_SECRET: input requests complete only when every round reaches the same instance')
   return createFetchHandler(server, {
     ...options,
     // A function URL has its own hostname and Lambda routes by it: no Host check unless one is asked for
     // (the option, or MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS, comma-separated, in the function's environment).
     allowedHosts: options.allowedHosts ?? list(process.env.MCP_ALLOWED_HOSTS) ?? '*',
     allowedOrigins: options.allowedOrigins ?? list(process.env.MCP_ALLOWED_ORIGINS),
-    requestState: { ...options.requestState, secret: options.requestState?.secret ?? (process.env.MCP_REQUEST_STATE_SECRET || undefined) },
+    requestState: { ...options.requestState, secret },
   })
 }
 
@@ -154,7 +181,6 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
   const fetch = fetchHandler(server, options)
   const marginMs = options.deadlineMarginMs ?? 1000
   const flushBytes = options.flushBytes ?? 16_384
-  const padding = flushBytes > 0 ? new TextEncoder().encode(`:${' '.repeat(Math.max(0, flushBytes - 3))}\n\n`) : undefined
   const handler = async (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) => {
     ownTheEnd(context)
     const plan = planFor(event)
@@ -162,18 +188,14 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
     const work = background(clock.stop)
     try {
       const env: LambdaEnv = { event, context }
-      const response = await answer(
+      const { response, own } = await answer(
         (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline }),
         () => plan.request(clock.signal),
         clock.stop,
       )
       const sse = response.headers.get('content-type') === 'text/event-stream'
-      try {
-        await send(responseStream, plan.prelude(response), response.body, { padding: sse ? padding : undefined, stop: clock.stop })
-      } catch (e) {
-        // The body failed after the prelude went out: the client sees the stream end; the operator sees why.
-        options.onError?.(e, { during: 'response' })
-      }
+      await send(responseStream, () => plan.prelude(response), response.body, { flushBytes: sse ? flushBytes : 0, stop: own ? NEVER : clock.stop })
+        .catch((e) => reportBodyError(options, e))
       await work.settle()
     } finally {
       clock.clear()
@@ -198,7 +220,7 @@ export function createBufferedLambdaHandler(server: McpServer, options: LambdaOp
     const work = background(clock.stop)
     try {
       const env: LambdaEnv = { event, context }
-      const response = await answer(
+      const { response } = await answer(
         (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline, buffered: true }),
         () => plan.request(clock.signal),
         clock.stop,

@@ -39,12 +39,12 @@ export function planRestEvent(event: RestEvent): Plan<RestResult> {
   const alb = event.requestContext?.elb !== undefined
   return {
     request(signal) {
-      const query = new URLSearchParams()
-      if (event.multiValueQueryStringParameters) for (const [k, v] of multiPairs(event.multiValueQueryStringParameters)) query.append(k, v)
-      else for (const [k, v] of pairs(event.queryStringParameters)) query.append(k, v)
+      const params = event.multiValueQueryStringParameters ? [...multiPairs(event.multiValueQueryStringParameters)] : [...pairs(event.queryStringParameters)]
+      // API Gateway decodes query values, an ALB passes them on as the client encoded them.
+      const query = alb ? params.map(([k, v]) => `${k}=${v}`).join('&') : new URLSearchParams(params).toString()
       return toRequest({
         method: event.httpMethod,
-        path: query.size ? `${event.path}?${query}` : event.path,
+        path: query ? `${event.path}?${query}` : event.path,
         headers: event.multiValueHeaders ? multiPairs(event.multiValueHeaders) : pairs(event.headers),
         body: event.body,
         isBase64Encoded: event.isBase64Encoded,

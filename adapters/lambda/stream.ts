@@ -11,6 +11,8 @@ export interface ResponseStream {
   off(event: string, listener: () => void): unknown
   readonly destroyed?: boolean | undefined
   readonly writableEnded?: boolean | undefined
+  cork?(): void
+  uncork?(): void
   setContentType?(type: string): void
 }
 
@@ -43,68 +45,116 @@ function withPrelude(stream: ResponseStream, prelude: object): ResponseStream {
 /**
  * After a chunk, how long the next may take before padding is written: Lambda holds small writes back
  * (reports put the threshold between 16 and 100 KB), so a progress notification or keep-alive would sit
- * there until the next one. Padding is an SSE comment, which every client skips.
+ * there until the next one. Chunks closer together than this go out together.
  */
-const PAUSE_MS = 5
+const PAUSE_MS = 10
 
 export interface SendOptions {
-  /** SSE comment bytes written after a pause so that what precedes it is passed on; absent for no padding. */
-  readonly padding: Uint8Array | undefined
+  /**
+   * Bytes Lambda holds back before it passes a stream on: after a pause, an SSE comment (which every client
+   * skips) tops up what was written since the last flush to this many. 0 for none.
+   */
+  readonly flushBytes: number
   /** Aborted when the invocation must end: what is unwritten is dropped and the stream ends. */
   readonly stop: AbortSignal
 }
 
-/** Writes status, headers and body; resolves once end() was called. Rejects only with a body stream's error, after end(). */
-export async function send(stream: ResponseStream, prelude: object, body: ReadableStream<Uint8Array> | null, options: SendOptions): Promise<void> {
-  const out = withPrelude(stream, prelude)
+/**
+ * Writes status, headers and body; resolves once end() was called, which happens on every path. Rejects
+ * only with what failed (the body stream, the prelude), after end().
+ */
+export async function send(stream: ResponseStream, prelude: () => object, body: ReadableStream<Uint8Array> | null, options: SendOptions): Promise<void> {
   try {
-    // The prelude goes out with the first write, so an empty body still needs one.
-    out.write('')
-    if (body) await pump(body.getReader(), out, options)
+    const out = withPrelude(stream, prelude())
+    // The runtime sends the prelude with the first write, in the same segment as the body's first bytes
+    // (write() corks); a response without any still needs that write.
+    const wrote = body ? await pump(body.getReader(), out, options) : false
+    if (!wrote && !out.writableEnded) out.write('')
   } finally {
-    if (!out.writableEnded) out.end()
+    if (!stream.writableEnded) stream.end()
   }
 }
 
-async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: ResponseStream, { padding, stop }: SendOptions): Promise<void> {
+const encoder = new TextEncoder()
+const padding = (bytes: number) => encoder.encode(`:${' '.repeat(Math.max(0, bytes - 3))}\n\n`)
+
+/**
+ * Pumps the body into the stream. Without padding each chunk goes out as it comes. With it, chunks that come
+ * close together go out together, topped up with padding once a pause shows the burst is over, and in one
+ * write: the runtime's connection does not disable Nagle's algorithm, so a second small write would wait for
+ * the first one's delayed ACK (40 ms on Linux) before Lambda saw it.
+ */
+/** Whether anything was written. */
+async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: ResponseStream, { flushBytes, stop }: SendOptions): Promise<boolean> {
   const cancel = () => void reader.cancel(stop.reason).catch(() => {})
   if (stop.aborted) cancel()
   stop.addEventListener('abort', cancel, { once: true })
+  const batch: Uint8Array[] = []
+  let batched = 0
+  let wrote = false
+  const flush = async (chunks: Uint8Array[]) => {
+    wrote = true
+    if (await write(out, chunks, stop)) return true
+    cancel()
+    return false
+  }
   try {
-    let next = reader.read()
-    for (;;) {
+    for (let next = reader.read(); ; ) {
       const { done, value } = await next
-      if (done) return
-      if (!(await write(out, value))) return cancel()
+      if (done) {
+        if (batched) await flush(batch)
+        return wrote
+      }
       next = reader.read()
-      if (padding && !(await within(next, PAUSE_MS)) && !(await write(out, padding))) return cancel()
+      if (flushBytes <= 0) {
+        if (!(await flush([value]))) return wrote
+        continue
+      }
+      batch.push(value)
+      batched += value.byteLength
+      if (batched < flushBytes && (await within(next, PAUSE_MS))) continue
+      if (batched < flushBytes) batch.push(padding(flushBytes - batched))
+      batched = 0
+      if (!(await flush(batch.splice(0)))) return wrote
     }
   } finally {
     stop.removeEventListener('abort', cancel)
   }
 }
 
-/** Writes one chunk, waiting for the stream to drain when it asks; false once the stream is gone. */
-async function write(out: ResponseStream, chunk: Uint8Array): Promise<boolean> {
-  if (out.destroyed || out.writableEnded) return false
-  if (out.write(chunk)) return true
+const GONE = ['drain', 'close', 'error'] as const
+
+/**
+ * Writes chunks as one (corked: the prelude the runtime adds before a first write goes in the same
+ * segment), waiting for the stream to drain when it asks; false once the stream is gone or time is up.
+ */
+async function write(out: ResponseStream, chunks: Uint8Array[], stop: AbortSignal): Promise<boolean> {
+  if (out.destroyed || out.writableEnded || stop.aborted) return false
+  out.cork?.()
+  let ok = true
+  for (const chunk of chunks) ok = out.write(chunk)
+  out.uncork?.()
+  if (ok) return true
   await new Promise<void>((resolve) => {
     const done = () => {
-      for (const event of ['drain', 'close', 'error']) out.off(event, done)
+      for (const event of GONE) out.off(event, done)
+      stop.removeEventListener('abort', done)
       resolve()
     }
-    for (const event of ['drain', 'close', 'error']) out.once(event, done)
+    for (const event of GONE) out.once(event, done)
+    stop.addEventListener('abort', done, { once: true })
   })
-  return !out.destroyed
+  return !out.destroyed && !stop.aborted
 }
 
 /** Whether a promise settles within `ms`. */
 function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms)
-    promise.then(
-      () => (clearTimeout(timer), resolve(true)),
-      () => (clearTimeout(timer), resolve(true)),
-    )
+    const settled = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    promise.then(settled, settled)
   })
 }

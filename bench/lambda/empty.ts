@@ -5,5 +5,5 @@ const awslambda = (globalThis as unknown as { awslambda: { streamifyResponse<F>(
 
 export const handler = awslambda.streamifyResponse(async (_event: unknown, stream: ResponseStream, context: { callbackWaitsForEmptyEventLoop: boolean }) => {
   context.callbackWaitsForEmptyEventLoop = false
-  await send(stream, { statusCode: 200, headers: { 'content-type': 'text/plain' } }, new Response('ok').body, { padding: undefined, stop: new AbortController().signal })
+  await send(stream, () => ({ statusCode: 200, headers: { 'content-type': 'text/plain' } }), new Response('ok').body, { flushBytes: 0, stop: new AbortController().signal })
 })

@@ -18,5 +18,5 @@ export const handler = awslambda.streamifyResponse(async (event: UrlEvent, strea
   context.callbackWaitsForEmptyEventLoop = false
   const plan = planUrlEvent(event)
   const response = await mcp.fetch(plan.request(new AbortController().signal))
-  await send(stream, plan.prelude(response), response.body, { padding: undefined, stop: new AbortController().signal })
+  await send(stream, () => plan.prelude(response), response.body, { flushBytes: 0, stop: new AbortController().signal })
 })

@@ -37,6 +37,12 @@ export interface FunctionUrlOptions {
    * (default 16384; 0 passes every write on at once).
    */
   readonly holdBytes?: number | undefined
+  /**
+   * A test aid AWS does not have (default off): a request with `x-local-lambda-event: raw` has its body
+   * sent as the event itself (an API Gateway or ALB event, a base64 body). Off wherever a browser could
+   * reach the emulator, since the event's own Host header would pass the Host check.
+   */
+  readonly rawEvents?: boolean | undefined
   /** Where the functions' own output goes (default: this process's stderr). */
   readonly log?: ((line: string) => void) | undefined
 }
@@ -81,6 +87,7 @@ export function spawnRuntime(root: string, handler: string, api: string, env: Fu
 
 interface Slot extends Environment {
   starts: number
+  backoffMs: number
   api: RuntimeApi
   child: ChildProcess | undefined
   busy: boolean
@@ -100,18 +107,21 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
     slot.starts++
     child.stdout?.on('data', (d: Buffer) => log(d.toString()))
     child.stderr?.on('data', (d: Buffer) => log(d.toString()))
+    const started = Date.now()
     child.once('exit', () => {
       if (slot.child !== child) return
       slot.child = undefined
       slot.api.fail('{"errorType":"Runtime.ExitError","errorMessage":"the runtime process exited"}')
-      if (!closing) launch(slot)
+      // A function that dies at start would otherwise be restarted in a tight loop.
+      slot.backoffMs = Date.now() - started < 1000 ? Math.min(5000, Math.max(100, slot.backoffMs * 2)) : 0
+      if (!closing) setTimeout(() => !closing && launch(slot), slot.backoffMs)
     })
   }
 
   /** A new environment, busy until handed to its first request (or released unused). */
   const addSlot = async (): Promise<Slot> => {
     const slot: Slot = {
-      api: await startRuntimeApi(), child: undefined, busy: true, starts: 0,
+      api: await startRuntimeApi(), child: undefined, busy: true, starts: 0, backoffMs: 0,
       get pid() {
         return this.child?.pid
       },
@@ -134,10 +144,16 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
       queue.push(resolve)
       if (slots.length + adding < maxInstances) {
         adding++
-        void addSlot().then((slot) => {
-          adding--
-          release(slot)
-        })
+        addSlot().then(
+          (slot) => {
+            adding--
+            release(slot)
+          },
+          (e) => {
+            adding--
+            log(`function-url: could not start an environment: ${(e as Error).message}\n`)
+          },
+        )
       }
     })
   const release = (slot: Slot) => {
@@ -152,9 +168,7 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
       res.writeHead(413, { 'content-type': 'application/json' }).end('{"message":"Request Entity Too Large"}')
       return
     }
-    // A test aid AWS does not have: `x-local-lambda-event: raw` sends the body as the event itself (an API
-    // Gateway or ALB event, a base64 body), and the function's answer comes back as it is.
-    const event = req.headers['x-local-lambda-event'] === 'raw' ? JSON.parse(body.toString('utf8')) : toEvent(req, body)
+    const event = options.rawEvents && req.headers['x-local-lambda-event'] === 'raw' ? JSON.parse(body.toString('utf8')) : toEvent(req, body)
     const slot = await acquire()
     const invocation = slot.api.invoke(event, timeoutMs)
     let finished = false

@@ -112,7 +112,9 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
       if (lifetime !== undefined) clearTimeout(lifetime)
       if (subscription) close(subscription)
     }
-    const close = (opened: Subscription) => void opened.close().finally(() => resolve(ending))
+    // A backplane whose close fails must not leave a rejection nobody handles (Lambda's runtime exits on one).
+    const close = (opened: Subscription) =>
+      void opened.close().catch((e) => runtime.report(e, { during: 'listen close' })).finally(() => resolve(ending))
     const end = () => finish(true)
     const leave = () => finish(false)
     const deliver = (event: ChangeEvent | Resync) => {

@@ -13,7 +13,7 @@ export interface LocalFunction extends FunctionUrl {
 export async function startFunction(entry: string, name: string, options: Partial<FunctionUrlOptions> = {}): Promise<LocalFunction> {
   const file = await buildLambda(entry, `dist/lambda/${name}`)
   const logs: string[] = []
-  const running = await startFunctionUrl({ root: dirname(file), port: 0, log: (line) => void logs.push(line), ...options })
+  const running = await startFunctionUrl({ root: dirname(file), port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options })
   return Object.assign(running, {
     logs,
     processes: () => running.environments.map((e) => `${e.pid}/${e.starts}`).join(' '),

@@ -105,4 +105,27 @@ describe('listen setup over HTTP', () => {
     expect(validateServerMessage('2026-07-28', 'subscriptions/listen', body)).toEqual([])
     expect(body).toMatchObject({ id: 's-4', result: { resultType: 'complete' } })
   })
+
+  it('ends gracefully, with its result, at the deadline its runtime gives (Lambda)', async () => {
+    const { handler, backplane } = setup()
+    const response = handler(listenRequest('s-5'), { deadline: Date.now() + 100 })
+    await backplane.subscribing()
+    backplane.release()
+    const stream = await messages(await response)
+    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+    expect(await stream.next()).toMatchObject({ id: 's-5', result: { resultType: 'complete' } })
+    expect(backplane.open).toBe(0)
+  })
+
+  it('reports a subscription whose close fails, and still ends the stream', async () => {
+    const errors: [unknown, string | undefined][] = []
+    const failing = { publish: async () => {}, subscribe: async () => ({ close: () => Promise.reject(new Error('close failed')) }) }
+    const server = new McpServer({ name: 'listen-close', version: '1.0.0' }).tool('t', { description: 't' }, () => 't')
+    const handler = createFetchHandler(server, { backplane: failing, onError: (e, context) => void errors.push([e, context.during]) })
+    const stream = await messages(await handler(listenRequest('s-6')))
+    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+    await handler.close()
+    expect(await stream.next()).toMatchObject({ id: 's-6', result: { resultType: 'complete' } })
+    expect(errors).toEqual([[new Error('close failed'), 'listen close']])
+  })
 })

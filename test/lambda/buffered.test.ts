@@ -114,6 +114,13 @@ describe('event planners', () => {
     expect(await request.text()).toBe('{}')
   })
 
+  it('query strings: API Gateway decoded them (encoded again here), an ALB did not (passed on as they are)', () => {
+    const query = { path: '/mcp', httpMethod: 'GET', queryStringParameters: { next: 'a/b c' } }
+    expect(planRestEvent(query).request(signal).url).toBe('https://lambda.invalid/mcp?next=a%2Fb+c')
+    const alb = { ...query, queryStringParameters: { next: 'a%2Fb%20c' }, requestContext: { elb: {} } }
+    expect(planRestEvent(alb).request(signal).url).toBe('https://lambda.invalid/mcp?next=a%2Fb%20c')
+  })
+
   it('responses: cookies apart (payload 2.0 `cookies`, REST `Set-Cookie` values), hop-by-hop headers dropped', () => {
     const response = () => new Response(null, { status: 201, headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['connection', 'close'], ['x-kept', 'yes']] })
     const url = { rawPath: '/', requestContext: { http: { method: 'GET' } } }

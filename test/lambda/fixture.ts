@@ -10,6 +10,7 @@ const server = createEverythingServer()
   .tool('throws', { description: 'Fails with an exception' }, () => {
     throw new Error('kaboom')
   })
+  .tool('never_answers', { description: 'Ignores its signal and never returns' }, () => new Promise<string>(() => {}))
   .tool('until_aborted', { description: 'Reports progress, then runs until its signal aborts' }, async (_args, ctx) => {
     ctx.progress(0, 1)
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
@@ -27,5 +28,5 @@ export const brokenBody = awslambda.streamifyResponse(async (_event: unknown, st
       setTimeout(() => controller.error(new Error('the body failed')), 20)
     },
   })
-  await send(stream, { statusCode: 200, headers: { 'content-type': 'text/plain' } }, body, { padding: undefined, stop: new AbortController().signal }).catch(() => {})
+  await send(stream, () => ({ statusCode: 200, headers: { 'content-type': 'text/plain' } }), body, { flushBytes: 0, stop: new AbortController().signal }).catch(() => {})
 })

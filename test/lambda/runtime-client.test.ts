@@ -82,6 +82,13 @@ describe('Lambda under the real runtime client', () => {
     await stillWarm()
   })
 
+  it('a handler that never answers: 504 with a JSON-RPC error before the timeout, the process kept', async () => {
+    const { status, body } = await call('tools/call', { name: 'never_answers', arguments: {} })
+    expect(status).toBe(504)
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: expect.stringMatching(/ran out of time/) } })
+    await stillWarm()
+  })
+
   it('a listen that reaches the deadline ends gracefully with its result, before the timeout', async () => {
     const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
     const res = await fetch(fn.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'subscriptions/listen', params }) })
