@@ -1,6 +1,6 @@
-import { createFetchHandler, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
-import { ERROR, McpError } from '../../src/index.js'
+import { createFetchHandler, ERROR, McpError, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
 import { errorResponse, internalError } from '../../src/core.js'
+import { background, startClock } from './deadline.js'
 import type { Plan } from './http.js'
 import { isRestEvent, planRestEvent, type RestEvent, type RestResult } from './rest-event.js'
 import { awslambda, send, STREAMING, type ResponseStream } from './stream.js'
@@ -57,38 +57,6 @@ export interface BufferedLambdaHandler {
   readonly notify: Notify
 }
 
-/** One invocation's clock, from the function's remaining time. */
-interface Clock {
-  /** When streams end gracefully (ms since the epoch). */
-  readonly deadline: number | undefined
-  /** The request's abort signal. */
-  readonly signal: AbortSignal
-  /** Aborted when the invocation must end, answered or not. */
-  readonly stop: AbortSignal
-  clear(): void
-}
-
-function startClock(context: LambdaContext, marginMs: number): Clock {
-  const request = new AbortController()
-  const stop = new AbortController()
-  const remaining = context.getRemainingTimeInMillis?.()
-  if (typeof remaining !== 'number' || !Number.isFinite(remaining)) {
-    return { deadline: undefined, signal: request.signal, stop: stop.signal, clear() {} }
-  }
-  const reason = new Error('The function reached its deadline')
-  const abort = setTimeout(() => request.abort(reason), Math.max(0, remaining - marginMs / 2))
-  const end = setTimeout(() => stop.abort(reason), Math.max(0, remaining - marginMs / 4))
-  return {
-    deadline: Date.now() + remaining - marginMs,
-    signal: request.signal,
-    stop: stop.signal,
-    clear() {
-      clearTimeout(abort)
-      clearTimeout(end)
-    },
-  }
-}
-
 function planFor(event: unknown): Plan<UrlResult | RestResult> {
   if (isUrlEvent(event)) return planUrlEvent(event)
   if (isRestEvent(event)) return planRestEvent(event)
@@ -134,18 +102,6 @@ function answer(fetch: (request: Request) => Promise<Response>, makeRequest: () 
 
 const NEVER = new AbortController().signal
 
-/** waitUntil for one invocation: the work runs on after the response, and the invocation waits for it (up to `stop`). */
-function background(stop: AbortSignal) {
-  const pending: Promise<unknown>[] = []
-  const stopped = new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })))
-  return {
-    waitUntil: (promise: Promise<unknown>) => void pending.push(promise.catch(() => {})),
-    async settle() {
-      while (pending.length && !stop.aborted) await Promise.race([Promise.all(pending.splice(0)), stopped])
-    },
-  }
-}
-
 /** A response body that failed after the prelude went out: the client sees the stream end; the operator sees why. */
 function reportBodyError(options: LambdaOptions, e: unknown): void {
   try {
@@ -171,36 +127,46 @@ function fetchHandler(server: McpServer, options: LambdaOptions) {
   })
 }
 
+type Fetch = ReturnType<typeof fetchHandler>
+
+/**
+ * One invocation, for both kinds of handler: the event as a Request, the runtime context with the
+ * deadline, the answer delivered by `deliver`, then the waitUntil work, all within the function's time.
+ */
+async function invoke<T>(
+  fetch: Fetch, options: LambdaOptions, event: LambdaEvent, context: LambdaContext, buffered: boolean,
+  deliver: (answered: Answered, plan: Plan<UrlResult | RestResult>, stop: AbortSignal) => Promise<T>,
+): Promise<T> {
+  ownTheEnd(context)
+  const plan = planFor(event)
+  const clock = startClock(context, options.deadlineMarginMs ?? 1000)
+  const work = background(clock.stop)
+  try {
+    const runtime = { env: { event, context } satisfies LambdaEnv, waitUntil: work.waitUntil, deadline: clock.deadline, buffered }
+    const answered = await answer((request) => fetch(request, runtime), () => plan.request(clock.signal), clock.stop)
+    const delivered = await deliver(answered, plan, clock.stop)
+    await work.settle()
+    return delivered
+  } finally {
+    clock.clear()
+  }
+}
+
 /**
  * Serves an McpServer from a Lambda function whose responses stream: a function URL with InvokeMode
  * RESPONSE_STREAM, or an API Gateway REST API with responseTransferMode STREAM. `export const handler =
  * createLambdaHandler(server, options)`. Progress and logs stream as they happen, and `subscriptions/listen`
- * streams until the client's deadline (`deadlineMarginMs`) ends it with its result.
+ * streams until the function's deadline (`deadlineMarginMs`) ends it with its result.
  */
 export function createLambdaHandler(server: McpServer, options: LambdaOptions = {}): StreamingLambdaHandler {
   const fetch = fetchHandler(server, options)
-  const marginMs = options.deadlineMarginMs ?? 1000
   const flushBytes = options.flushBytes ?? 16_384
-  const handler = async (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) => {
-    ownTheEnd(context)
-    const plan = planFor(event)
-    const clock = startClock(context, marginMs)
-    const work = background(clock.stop)
-    try {
-      const env: LambdaEnv = { event, context }
-      const { response, own } = await answer(
-        (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline }),
-        () => plan.request(clock.signal),
-        clock.stop,
-      )
+  const handler = (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) =>
+    invoke(fetch, options, event, context, false, ({ response, own }, plan, stop) => {
       const sse = response.headers.get('content-type') === 'text/event-stream'
-      await send(responseStream, () => plan.prelude(response), response.body, { flushBytes: sse ? flushBytes : 0, stop: own ? NEVER : clock.stop })
+      return send(responseStream, () => plan.prelude(response), response.body, { flushBytes: sse ? flushBytes : 0, stop: own ? NEVER : stop })
         .catch((e) => reportBodyError(options, e))
-      await work.settle()
-    } finally {
-      clock.clear()
-    }
-  }
+    })
   const marked = Object.assign(handler, { notify: fetch.notify })
   return (awslambda()?.streamifyResponse(marked) ?? Object.assign(marked, { [STREAMING]: 'response' })) as StreamingLambdaHandler
 }
@@ -212,25 +178,7 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
  */
 export function createBufferedLambdaHandler(server: McpServer, options: LambdaOptions = {}): BufferedLambdaHandler {
   const fetch = fetchHandler(server, options)
-  const marginMs = options.deadlineMarginMs ?? 1000
-  const handler = async (event: LambdaEvent, context: LambdaContext) => {
-    ownTheEnd(context)
-    const plan = planFor(event)
-    const clock = startClock(context, marginMs)
-    const work = background(clock.stop)
-    try {
-      const env: LambdaEnv = { event, context }
-      const { response } = await answer(
-        (request) => fetch(request, { env, waitUntil: work.waitUntil, deadline: clock.deadline, buffered: true }),
-        () => plan.request(clock.signal),
-        clock.stop,
-      )
-      const result = await plan.result(response)
-      await work.settle()
-      return result
-    } finally {
-      clock.clear()
-    }
-  }
+  const handler = (event: LambdaEvent, context: LambdaContext) =>
+    invoke(fetch, options, event, context, true, ({ response }, plan) => plan.result(response))
   return Object.assign(handler, { notify: fetch.notify })
 }
