@@ -4,6 +4,7 @@
  * conformance requirement set, and the SDK v2 client with progress, input requests and listen.
  */
 import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LOOPBACK_HOSTS } from '../../src/index.js'
@@ -91,5 +92,15 @@ describe('examples/everything on the local function URL', () => {
     expect(fn.environments.filter((e) => e.pid !== undefined).length).toBeGreaterThanOrEqual(2)
     await subscription.close()
     await client.close()
+  })
+
+  it('is what template.yaml deploys: the bundle npm run build:lambda makes, streaming, on Node 22', () => {
+    const template = readFileSync('template.yaml', 'utf8')
+    const codeUri = /CodeUri: (\S+)/.exec(template)?.[1]
+    const [file, exported] = (/Handler: (\S+)/.exec(template)?.[1] ?? '').split('.')
+    expect(existsSync(`${codeUri}/${file}.mjs`)).toBe(true)
+    expect(readFileSync(`${codeUri}/${file}.mjs`, 'utf8')).toMatch(new RegExp(`export\\s*\\{[^}]*\\bas ${exported}\\b|export const ${exported}\\b`))
+    expect(template).toMatch(/Runtime: nodejs22\.x/)
+    expect(template).toMatch(/InvokeMode: RESPONSE_STREAM/)
   })
 })
