@@ -14,7 +14,7 @@ interface Mutant {
 }
 interface Report { files: Record<string, { source: string; mutants: Mutant[] }> }
 
-const FOLDERS = ['src/protocol', 'src/server', 'src/exchange', 'src/http', 'src/state', 'adapters/node', 'adapters/redis', 'adapters/cloudflare']
+const FOLDERS = ['src/protocol', 'src/server', 'src/exchange', 'src/http', 'src/state', 'adapters/node', 'adapters/redis', 'adapters/cloudflare', 'adapters/lambda']
 const paths = process.argv.length > 2 ? process.argv.slice(2) : ['reports/mutation/mutation.json']
 const report: Report = { files: Object.assign({}, ...paths.map((p) => (JSON.parse(readFileSync(p, 'utf8')) as Report).files)) }
 

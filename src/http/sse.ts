@@ -1,9 +1,8 @@
 /** A server-sent-events response body that JSON-RPC messages are written to as they happen. */
 export interface SseStream {
   readonly body: ReadableStream<Uint8Array>
-  /** False once the stream is closed or the client went away; nothing is written then. */
-  readonly open: boolean
-  write(message: unknown): boolean
+  /** Nothing is written once the stream is closed or the client went away. */
+  write(message: unknown): void
   close(): void
 }
 
@@ -19,7 +18,9 @@ export const SSE_HEADERS = {
 }
 
 /** Queued bytes beyond which a client that does not read is let go rather than buffered for without end. */
-const MAX_BACKLOG = 1024 * 1024
+export const MAX_BACKLOG = 1024 * 1024
+/** What the body queues before it counts as backlog. */
+export const HIGH_WATER_MARK = 64 * 1024
 
 /**
  * One timer for all open streams of a handler: keep-alive comments stop idle intermediaries from cutting a
@@ -50,7 +51,11 @@ export function keepAlive(intervalMs: number): KeepAlive {
   }
 }
 
-/** `onGone` runs once when the client goes away: the body was cancelled or a write failed. */
+/**
+ * `onGone` runs once when the client goes away: it cancelled the body, or stopped reading for so long that
+ * more than MAX_BACKLOG bytes wait for it. Every way the stream ends goes through `stop` first, so an open
+ * stream's controller always takes bytes.
+ */
 export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let open = true
@@ -63,48 +68,28 @@ export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream 
     stop()
     onGone()
   }
-  const enqueue = (bytes: Uint8Array): boolean => {
-    if (!open) return false
-    try {
-      controller.enqueue(bytes)
-    } catch {
-      gone()
-      return false
-    }
+  const enqueue = (bytes: Uint8Array) => {
+    if (!open) return
+    controller.enqueue(bytes)
     if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) {
       // The client stopped reading: end the stream; it can reconnect and refetch.
       gone()
-      try {
-        controller.error(new Error('client too slow'))
-      } catch {
-        // already closed
-      }
-      return false
+      controller.error(new Error('client too slow'))
     }
-    return true
   }
   const body = new ReadableStream<Uint8Array>(
     { start: (c) => void (controller = c), cancel: gone },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+    { highWaterMark: HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
   )
   const untrack = keepAlives.add(() => enqueue(PING))
 
   return {
     body,
-    get open() {
-      return open
-    },
-    write(message) {
-      return enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`))
-    },
+    write: (message) => enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`)),
     close() {
       if (!open) return
       stop()
-      try {
-        controller.close()
-      } catch {
-        // already cancelled by the client
-      }
+      controller.close()
     },
   }
 }

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { digest, stateCodec } from '../../src/exchange/request-state.js'
 import { completion, promptResult, resourceContents, toolResult } from '../../src/exchange/results.js'
-import { keepAlive, sseStream } from '../../src/http/sse.js'
+import { HIGH_WATER_MARK, keepAlive, MAX_BACKLOG, sseStream } from '../../src/http/sse.js'
 
 describe('tool, prompt and resource results', () => {
   it('tool results: nothing, text, blocks, structured values and whole results', () => {
@@ -96,26 +96,38 @@ describe('SSE streams and keep-alives', () => {
     expect(pings).toEqual(['a', 'b', 'b'])
     removeB()
     expect(vi.getTimerCount()).toBe(0)
-    const off = keepAlive(0)
-    off.add(() => pings.push('never'))()
+    const remove = keepAlive(0).add(() => pings.push('never'))
     expect(vi.getTimerCount()).toBe(0)
+    remove()
   })
 
   it('writes nothing after close, and tells of a client that left once', async () => {
     let gone = 0
     const stream = sseStream(keepAlive(0), () => gone++)
-    expect(stream.write({ n: 1 })).toBe(true)
+    stream.write({ n: 1 })
     stream.close()
-    expect(stream.open).toBe(false)
-    expect(stream.write({ n: 2 })).toBe(false)
+    stream.write({ n: 2 })
     stream.close()
     expect(await new Response(stream.body).text()).toBe('event: message\ndata: {"n":1}\n\n')
     expect(gone).toBe(0)
 
     const left = sseStream(keepAlive(0), () => gone++)
     await left.body.cancel()
-    expect([left.open, left.write({ n: 3 }), gone]).toEqual([false, false, 1])
+    left.write({ n: 3 })
+    expect(gone).toBe(1)
     await left.body.cancel()
     expect(gone).toBe(1)
+  })
+
+  it('lets a client go once more than MAX_BACKLOG bytes wait for it, not at exactly that many', async () => {
+    // An event of `n` ASCII characters takes n + 25 bytes: "event: message\ndata: " + JSON string + "\n\n".
+    const event = (bytes: number) => 'x'.repeat(bytes - 25)
+    let gone = 0
+    const full = sseStream(keepAlive(0), () => gone++)
+    full.write(event(HIGH_WATER_MARK + MAX_BACKLOG))
+    expect(gone).toBe(0)
+    full.write('') // 27 bytes more
+    expect(gone).toBe(1)
+    await expect(new Response(full.body).text()).rejects.toThrow('client too slow')
   })
 })

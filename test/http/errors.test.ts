@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, ToolError, type Backplane, type ErrorContext, type HandlerOptions } from '../../src/index.js'
+import { readBody } from '../../src/http/body.js'
 import { deferred } from '../helpers/async.js'
 import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
 
@@ -61,6 +62,21 @@ describe('onError and what the client sees', () => {
     expect(errors.map((e) => e.context)).toEqual([{ errorId: idIn(body.error.message), method, requestId: 'r' }])
   })
 
+  it('a principal hook that throws: -32603 with an error id, reported as during principal, the handler never run', async () => {
+    let ran = false
+    const server = new McpServer({ name: 'p', version: '1.0.0' }).tool('t', { description: 't' }, () => {
+      ran = true
+      return 't'
+    })
+    const { errors, options } = recorded({ principal: () => Promise.reject(new Error(SECRET)) })
+    const { status, body } = await rpc(createFetchHandler(server, options), 'tools/call', { name: 't', arguments: {}, _meta: META_2026() })
+    expect(status).toBe(200)
+    expect(body.error.code).toBe(-32603)
+    expect(body.error.message).toBe(`Internal error (error id ${errors[0]!.context.errorId})`)
+    expect(errors.map((e) => [(e.error as Error).message, e.context.method, e.context.requestId, e.context.during])).toEqual([[SECRET, 'tools/call', 1, 'principal']])
+    expect(ran).toBe(false)
+  })
+
   it('an onError that throws changes nothing for the client', async () => {
     const handler = createFetchHandler(failing(), { onError: () => { throw new Error('the logger is down') } })
     const { body } = await rpc(handler, 'tools/call', { name: 'crash', _meta: META_2026() })
@@ -112,6 +128,13 @@ describe('bodies and arguments the server refuses before any handler runs', () =
     const res = await post(bytes)
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid UTF-8' } })
+  })
+
+  it('a POST without a body is a parse error, read as empty text', async () => {
+    expect(await readBody(new Request('http://127.0.0.1/mcp', { method: 'POST' }), 100)).toBe('')
+    const res = await createFetchHandler(new McpServer({ name: 'b', version: '1.0.0' }))(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json' } }))
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.code).toBe(-32700)
   })
 
   it('a UTF-8 byte order mark is allowed', async () => {

@@ -128,4 +128,20 @@ describe('listen setup over HTTP', () => {
     expect(await stream.next()).toMatchObject({ id: 's-6', result: { resultType: 'complete' } })
     expect(errors).toEqual([[new Error('close failed'), 'listen close']])
   })
+
+  it('a DRAFT-2026-v1 listen ended before its acknowledgement answers 204: that version has no listen result', async () => {
+    const { handler, backplane } = setup()
+    const params = { notifications: { toolsListChanged: true }, _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1' } }
+    const response = handler(new Request('http://127.0.0.1/mcp', {
+      method: 'POST', headers: modernHeaders('subscriptions/listen', params, 'DRAFT-2026-v1'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 's-7', method: 'subscriptions/listen', params }),
+    }))
+    await backplane.subscribing()
+    const closing = handler.close()
+    backplane.release()
+    await closing
+    const res = await response
+    expect(res.status).toBe(204)
+    expect(await res.text()).toBe('')
+  })
 })

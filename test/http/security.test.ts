@@ -21,7 +21,7 @@ describe('Host validation', () => {
     expect((await loopback(listTools({}, `http://${host}/mcp`))).status).toBe(200)
   })
 
-  it.each(['evil.example.com', 'evil.example.com:3000', '127.0.0.1.nip.io', 'localhost.evil.com', '[::2]:3000'])('and refuses Host %s with 403', async (host) => {
+  it.each(['evil.example.com', 'evil.example.com:3000', '127.0.0.1.nip.io', 'localhost.evil.com', '[::2]:3000', 'localhostx', 'localhostx:3000'])('and refuses Host %s with 403', async (host) => {
     const res = await loopback(listTools({}, `http://${host}/mcp`))
     expect(res.status).toBe(403)
     expect((await res.json()).error.message).toContain('Host')
@@ -106,5 +106,14 @@ describe('mounting', () => {
     const res = await app.fetch(listTools({}, 'http://127.0.0.1:3000/api/mcp'))
     expect((await res.json()).result.tools).toHaveLength(1)
     expect((await app.fetch(listTools({}, 'http://127.0.0.1:3000/mcp'))).status).toBe(404)
+  })
+
+  it("hands the host's bindings to handlers as ctx.env", async () => {
+    const withEnv = new McpServer({ name: 'env', version: '1.0.0' }).tool('region', { description: 'reads a binding' }, (_args, ctx) => String((ctx.env as { REGION: string }).REGION))
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'region', arguments: {}, _meta: META_2026() } }
+    const res = await createApp(withEnv).fetch(new Request('http://127.0.0.1:3000/mcp', {
+      method: 'POST', headers: modernHeaders('tools/call', call.params), body: JSON.stringify(call),
+    }), { REGION: 'eu-west-1' })
+    expect((await res.json()).result.content).toEqual([{ type: 'text', text: 'eu-west-1' }])
   })
 })

@@ -1,5 +1,5 @@
 /** JSON or SSE by what the handler does; keep-alives; cancellation reaching the handler. */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createFetchHandler as createHandler, McpServer, type HandlerOptions } from '../../src/index.js'
 import { serve } from '../../adapters/node/index.js'
 import { deferred } from '../helpers/async.js'
@@ -92,6 +92,38 @@ describe('response mode', () => {
     gate.resolve()
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value)
     expect(text).toContain('"text":"woke"')
+  })
+
+  it('a notification sent after the answer opens no stream and leaves no keep-alive timer behind', async () => {
+    vi.useFakeTimers()
+    try {
+      let kept: { progress(n: number): void } | undefined
+      const server = new McpServer({ name: 'late', version: '1.0.0' }).tool('late', { description: 'keeps its context' }, (_args, ctx) => {
+        kept = ctx
+        return 'answered'
+      })
+      const res = await createHandler(server, { keepAliveMs: 1000 })(request('late', 'p'))
+      expect(res.headers.get('content-type')).toBe('application/json')
+      kept!.progress(1)
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a handler learns why it was aborted: the client closed the stream', async () => {
+    const reason = deferred<unknown>()
+    const server = new McpServer({ name: 'r', version: '1.0.0' }).tool('wait', { description: 'waits' }, async (_args, ctx) => {
+      ctx.progress(1)
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+      reason.resolve(ctx.signal.reason)
+      return 'aborted'
+    })
+    const res = await createHandler(server)(request('wait', 'p'))
+    const reader = res.body!.getReader()
+    await reader.read()
+    await reader.cancel()
+    expect(await reason.promise).toEqual(new Error('client closed the stream'))
   })
 
   it('cancelling the SSE body aborts the handler, and nothing is written after', async () => {
