@@ -109,8 +109,8 @@ ${rows.join('\n')}
 
 mcp-edge's module init is **${fmt(initOf(edge) / initOf(sdk) * 100, 0)}%** of the SDK v2's (${fmt(initOf(edge))} ms against ${fmt(initOf(sdk))} ms;
 goal: at most a third), its bundle ${fmt(built[1]!.gzip / built[2]!.gzip * 100, 0)}% of the SDK's (gzip), and its warm tools/call
-${fmt(warm.get(edge)!.rps / warm.get(sdk)!.rps, 2)}× the SDK's requests per second. On AWS the same order holds, at the speed of the
-function's memory setting (CPU scales with it).`
+${fmt(warm.get(edge)!.rps / warm.get(sdk)!.rps, 2)}× the SDK's requests per second; both warm figures include the local front end and Runtime API, a few
+milliseconds a request. On AWS, CPU scales with the function's memory setting; these ran on the machine above.`
 
 console.log(body)
 writeSection('lambda', body)

@@ -6,6 +6,8 @@ import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { send, type ResponseStream } from '../../adapters/lambda/stream.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 
+let lastAbort = 'never'
+
 const server = createEverythingServer()
   .tool('throws', { description: 'Fails with an exception' }, () => {
     throw new Error('kaboom')
@@ -14,8 +16,10 @@ const server = createEverythingServer()
   .tool('until_aborted', { description: 'Reports progress, then runs until its signal aborts' }, async (_args, ctx) => {
     ctx.progress(0, 1)
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+    lastAbort = String((ctx.signal.reason as Error | undefined)?.message)
     return 'aborted'
   })
+  .tool('last_abort', { description: 'Why until_aborted last saw its signal abort' }, () => lastAbort)
 
 export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000 })
 

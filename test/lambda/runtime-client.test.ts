@@ -80,6 +80,15 @@ describe('Lambda under the real runtime client', () => {
     abort.abort()
     // One environment: this waits for it, and it is free again only once the tool saw its signal abort.
     await stillWarm()
+    const { body } = await call('tools/call', { name: 'last_abort', arguments: {} })
+    expect(body.result.content[0].text).toBe('The function reached its deadline')
+  })
+
+  it('an answer without a body (a notification): the status still goes out through the prelude', async () => {
+    const res = await fetch(fn.url, { method: 'POST', headers: modernHeaders('notifications/initialized'), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    expect(res.status).toBe(202)
+    expect(await res.text()).toBe('')
+    await stillWarm()
   })
 
   it('a handler that never answers: 504 with a JSON-RPC error before the timeout, the process kept', async () => {

@@ -42,6 +42,15 @@ describe('tool definitions', () => {
     expect((await call(s, 'js', { a: 'x' })).result?.content).toEqual([{ type: 'text', text: expect.stringContaining('a:') }])
   })
 
+  it('reports at most 20 JSON Schema issues, the failing keywords rather than their parents, root ones without a path', async () => {
+    // 30 failing subschemas: hostile input must not make the error message grow with the schema.
+    const s = server().tool('many', { input: { type: 'object', allOf: Array.from({ length: 30 }, (_, i) => ({ required: [`k${i}`] })) } }, () => '')
+    const text = (await call(s, 'many', {})).result?.content as [{ text: string }]
+    expect(text[0].text).toMatch(/^Invalid arguments for tool many: Instance does not have required property "k0"\.; /)
+    expect(text[0].text).not.toContain('every subschema')
+    expect(text[0].text.split('; ').length).toBeLessThanOrEqual(20)
+  })
+
   it('normalises what handlers return', async () => {
     const s = server()
       .tool('none', {}, () => undefined)
@@ -110,6 +119,10 @@ describe('tool definitions', () => {
 })
 
 describe('other definitions', () => {
+  it('ToolError is named so in logs and stack traces', () => {
+    expect(String(new ToolError('bad input'))).toBe('ToolError: bad input')
+  })
+
   it('serves binary resources of any size as base64 that decodes to the same bytes', async () => {
     const bytes = Uint8Array.from({ length: 100_003 }, (_, i) => (i * 7919) % 256)
     const s = server().resource('test://big.bin', { name: 'big', mimeType: 'application/octet-stream' }, () => bytes)

@@ -27,6 +27,7 @@ describe('RFC 6570 matching', () => {
     ['test://template/{id}/data', 'test://template/123/other'],
     ['test://template/{id}/data', 'test://template/%E0%A4%A/data'],
     ['img://{name}{.ext}', 'img://a/b.png'],
+    ['search://q{?term}', 'search://q?term'], // "?" names always carry "="; only ";" names may stand alone
   ])('%s does not match %s', (template, uri) => {
     expect(parseUriTemplate(template).match(uri)).toBeUndefined()
   })
