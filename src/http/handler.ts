@@ -27,7 +27,7 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
 
 /** What a runtime hands to each request besides the Request itself. */
 export interface RuntimeContext {
-  /** Passed to handlers as `ctx.env` (Workers bindings, Lambda context). */
+  /** Passed to handlers as `ctx.env` (Workers bindings; on Lambda, `{ event, context }`). */
   env?: unknown
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
   /**

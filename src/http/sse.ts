@@ -63,8 +63,8 @@ export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream 
     open = false
     untrack()
   }
+  // Once at most: the body's cancel callback runs once, and never after the backlog has errored the body.
   const gone = () => {
-    if (!open) return
     stop()
     onGone()
   }

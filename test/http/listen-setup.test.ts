@@ -38,6 +38,16 @@ async function messages(response: Response) {
   }
 }
 
+/** The handler shut down while the listen's subscribe is still in flight: the listen's answer. */
+async function shutDuringSetup(handler: ReturnType<typeof setup>['handler'], backplane: ReturnType<typeof setup>['backplane'], request: Request) {
+  const response = handler(request)
+  await backplane.subscribing()
+  const closing = handler.close()
+  backplane.release()
+  await closing
+  return response
+}
+
 describe('listen setup over HTTP', () => {
   it('shows nothing, not even the acknowledgement, before the subscription is live', async () => {
     const { handler, backplane } = setup()
@@ -92,12 +102,7 @@ describe('listen setup over HTTP', () => {
 
   it('ends a stream whose setup is still running on shutdown, and frees it', async () => {
     const { handler, backplane } = setup()
-    const response = handler(listenRequest('s-4'))
-    await backplane.subscribing()
-    const closing = handler.close()
-    backplane.release()
-    await closing
-    const res = await response
+    const res = await shutDuringSetup(handler, backplane, listenRequest('s-4'))
     expect(backplane.open).toBe(0)
     // Ended before it was acknowledged: the answer is the SubscriptionsListenResult alone, as JSON.
     expect(res.headers.get('content-type')).toBe('application/json')
@@ -132,15 +137,10 @@ describe('listen setup over HTTP', () => {
   it('a DRAFT-2026-v1 listen ended before its acknowledgement answers 204: that version has no listen result', async () => {
     const { handler, backplane } = setup()
     const params = { notifications: { toolsListChanged: true }, _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1' } }
-    const response = handler(new Request('http://127.0.0.1/mcp', {
+    const res = await shutDuringSetup(handler, backplane, new Request('http://127.0.0.1/mcp', {
       method: 'POST', headers: modernHeaders('subscriptions/listen', params, 'DRAFT-2026-v1'),
       body: JSON.stringify({ jsonrpc: '2.0', id: 's-7', method: 'subscriptions/listen', params }),
     }))
-    await backplane.subscribing()
-    const closing = handler.close()
-    backplane.release()
-    await closing
-    const res = await response
     expect(res.status).toBe(204)
     expect(await res.text()).toBe('')
   })
