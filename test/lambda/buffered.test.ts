@@ -4,9 +4,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createBufferedLambdaHandler, type LambdaContext } from '../../adapters/lambda/index.js'
+import { McpServer } from '../../src/index.js'
 import { planRestEvent } from '../../adapters/lambda/rest-event.js'
 import { planUrlEvent } from '../../adapters/lambda/url-event.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
+import { turns } from '../helpers/async.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
 
@@ -77,6 +79,30 @@ describe('buffered handler', () => {
     const result = await createBufferedLambdaHandler(server, { deadlineMarginMs: 200 })(httpApiEvent('tools/call', { name: 'ignores_abort', arguments: {} }), context(300))
     expect(result.statusCode).toBe(504)
     expect(JSON.parse(result.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: expect.stringMatching(/ran out of time/) } })
+  })
+
+  it('waits for ctx.waitUntil work before the invocation returns, and no longer than the deadline', async () => {
+    let finish!: () => void
+    const work = new Promise<void>((resolve) => (finish = resolve))
+    const background = new McpServer({ name: 'bg', version: '1.0.0' }).tool('later', { description: 'answers, then works on' }, (_args, ctx) => {
+      ctx.waitUntil(work)
+      return 'answered'
+    })
+    const invoke = createBufferedLambdaHandler(background, { deadlineMarginMs: 200 })
+    let returned = false
+    const pending = invoke(httpApiEvent('tools/call', { name: 'later', arguments: {} }), context()).then((r) => ((returned = true), r))
+    await turns(10)
+    expect(returned).toBe(false)
+    finish()
+    expect(parse(await pending, 'tools/call').result.content).toEqual([{ type: 'text', text: 'answered' }])
+
+    // Work that never ends holds the invocation only until the deadline ends it.
+    const stuck = new McpServer({ name: 'stuck', version: '1.0.0' }).tool('later', { description: 'never finishes its work' }, (_args, ctx) => {
+      ctx.waitUntil(new Promise(() => {}))
+      return 'answered'
+    })
+    const result = await createBufferedLambdaHandler(stuck, { deadlineMarginMs: 200 })(httpApiEvent('tools/call', { name: 'later', arguments: {} }), context(300))
+    expect(result.statusCode).toBe(200)
   })
 
   it('an event that is not HTTP is an error for the invoker', async () => {
