@@ -81,5 +81,5 @@ runs, workers alternating; the last column subtracts the empty Worker's time, wh
 ${rows.join('\n')}
 
 All four are built with the same settings (\`bench/workers/wrangler.toml\`: wrangler's defaults plus \`minify\`), and every
-start-up run checks the answer. Cold start under the Lambda runtime client comes with the Lambda adapter.
+start-up run checks the answer. Cold start under the Lambda runtime client is in the AWS Lambda section.
 `)
