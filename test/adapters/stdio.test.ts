@@ -140,7 +140,68 @@ describe('stdio line protocol', () => {
     expect(h.lines.map((l) => [l.id, l.error?.code ?? 'ok'])).toEqual([
       [undefined, -32700], [undefined, -32600], [undefined, -32600], [7, -32600], [8, 'ok'], [9, 'ok'],
     ])
+    expect(h.lines[0]!.error.message).toBe('Parse error: the line is not valid JSON')
+    expect(h.lines[2]!.error.message).toBe('Message exceeds 1024 bytes')
+    expect(h.lines[3]!.error.message).toBe('Request id 7 is already in use')
     await h.stdio.close()
+  })
+
+  it('frames lines in bytes: blank lines skipped, exactly the limit accepted, a line split anywhere joined', async () => {
+    const h = await harness(new McpServer({ name: 'framing', version: '1.0.0' }).tool('quick', { description: 'q' }, () => 'quick'))
+    const exactly = (id: number, bytes: number) => {
+      const line = JSON.stringify(req(id, 'tools/call', { name: 'quick' }))
+      return line + ' '.repeat(bytes - line.length)
+    }
+    h.input.write('\n   \n\t\n')
+    h.input.write(`\n${exactly(1, 1024)}\n`)
+    // 1024 bytes pending without their newline are not yet too many.
+    h.input.write(exactly(2, 1024))
+    h.input.write('\n')
+    h.input.write(`${exactly(3, 1025)}\n`)
+    const four = JSON.stringify(req(4, 'tools/call', { name: 'quick' }))
+    h.input.write(four.slice(0, 10))
+    h.input.write(four.slice(10, 40))
+    h.input.write(`${four.slice(40)}\n`)
+    await until(() => h.lines.length === 4)
+    // The refusal is written as the line is read; answers come when their requests finish.
+    const seen = h.lines.map((l) => `${l.id}: ${l.error?.message ?? l.result.content[0].text}`)
+    expect(seen.sort()).toEqual(['1: quick', '2: quick', '4: quick', 'undefined: Message exceeds 1024 bytes'])
+    await h.stdio.close()
+  })
+
+  it('an endless line is refused once, its rest dropped, and the next line served', async () => {
+    const h = await harness(new McpServer({ name: 'framing', version: '1.0.0' }).tool('quick', { description: 'q' }, () => 'quick'))
+    // Each chunk alone is over the limit: still one refusal for the whole line.
+    h.input.write('x'.repeat(1100))
+    h.input.write('x'.repeat(1100))
+    h.input.write('x'.repeat(600))
+    h.input.write(`xxx\n${JSON.stringify(req(5, 'tools/call', { name: 'quick' }))}\n`)
+    await until(() => h.lines.length === 2)
+    expect(h.lines.map((l) => [l.id, l.error?.message ?? l.result.content[0].text])).toEqual([[undefined, 'Message exceeds 1024 bytes'], [5, 'quick']])
+    await h.stdio.close()
+  })
+
+  it('only notifications/cancelled cancels, with the client as the reason; after close nothing more is read', async () => {
+    const reason = deferred<unknown>()
+    const server = new McpServer({ name: 'cancel', version: '1.0.0' })
+      .tool('wait', { description: 'waits to be cancelled' }, async (_a, ctx) => {
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+        reason.resolve(ctx.signal.reason)
+        return 'late'
+      })
+      .tool('quick', { description: 'answers' }, () => 'quick')
+    const h = await harness(server)
+    h.send(req(1, 'tools/call', { name: 'wait' }))
+    h.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: 1, progressToken: 1, progress: 1 } })
+    h.send(req(2, 'tools/call', { name: 'quick' }))
+    await until(() => h.lines.length === 1)
+    expect(reason.settled).toBe(false)
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })
+    expect(await reason.promise).toEqual(new Error('cancelled by the client'))
+    await h.stdio.close()
+    h.send(req(3, 'tools/call', { name: 'quick' }))
+    await turns()
+    expect(h.lines.map((l) => l.id)).toEqual([2])
   })
 
   it('exits on stdin EOF after answering what it already read, and writes only protocol to stdout', async () => {
