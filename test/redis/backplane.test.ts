@@ -62,7 +62,8 @@ describe('redis backplane', () => {
     const bp = redisBackplane({ url: REDIS_URL, prefix: p })
     const other = redisBackplane({ url: REDIS_URL, prefix: prefix() })
     const got: unknown[] = []
-    await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
+    // Subscribed to list:secrets too, so that a message naming it on another channel would have a taker.
+    await bp.subscribe(['list:tools', 'list:secrets', 'resource:test://end'], (e) => void got.push(e))
     await other.publish(listChanged('tools'))
     await admin.publish(`${p}list:tools`, 'not json')
     await admin.publish(`${p}list:tools`, '{"topic":"list:secrets"}') // names another topic than its channel
