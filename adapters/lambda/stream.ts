@@ -79,12 +79,12 @@ const encoder = new TextEncoder()
 const padding = (bytes: number) => encoder.encode(`:${' '.repeat(Math.max(0, bytes - 3))}\n\n`)
 
 /**
- * Pumps the body into the stream. Without padding each chunk goes out as it comes. With it, chunks that come
- * close together go out together, topped up with padding once a pause shows the burst is over, and in one
- * write: the runtime's connection does not disable Nagle's algorithm, so a second small write would wait for
- * the first one's delayed ACK (40 ms on Linux) before Lambda saw it.
+ * Pumps the body into the stream; resolves to whether anything was written. Without padding each chunk goes
+ * out as it comes. With it, chunks that come close together go out together, topped up with padding once a
+ * pause shows the burst is over, and in one write: the runtime's connection does not disable Nagle's
+ * algorithm, so a second small write would wait for the first one's delayed ACK (40 ms on Linux) before
+ * Lambda saw it.
  */
-/** Whether anything was written. */
 async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: ResponseStream, { flushBytes, stop }: SendOptions): Promise<boolean> {
   const cancel = () => void reader.cancel(stop.reason).catch(() => {})
   if (stop.aborted) cancel()

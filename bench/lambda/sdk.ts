@@ -2,7 +2,7 @@
 // Request, the prelude, the pump), so that the comparison is of the two servers, not of two adapters.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
 import * as z from 'zod/v4'
-import { send, type ResponseStream } from '../../adapters/lambda/stream.js'
+import { awslambda, send, type ResponseStream } from '../../adapters/lambda/stream.js'
 import { planUrlEvent, type UrlEvent } from '../../adapters/lambda/url-event.js'
 
 const mcp = createMcpHandler(() => {
@@ -12,9 +12,7 @@ const mcp = createMcpHandler(() => {
   return server
 })
 
-const awslambda = (globalThis as unknown as { awslambda: { streamifyResponse<F>(f: F): F } }).awslambda
-
-export const handler = awslambda.streamifyResponse(async (event: UrlEvent, stream: ResponseStream, context: { callbackWaitsForEmptyEventLoop: boolean }) => {
+export const handler = awslambda()!.streamifyResponse(async (event: UrlEvent, stream: ResponseStream, context: { callbackWaitsForEmptyEventLoop: boolean }) => {
   context.callbackWaitsForEmptyEventLoop = false
   const plan = planUrlEvent(event)
   const response = await mcp.fetch(plan.request(new AbortController().signal))

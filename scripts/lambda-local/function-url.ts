@@ -171,24 +171,16 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
     const event = options.rawEvents && req.headers['x-local-lambda-event'] === 'raw' ? JSON.parse(body.toString('utf8')) : toEvent(req, body)
     const slot = await acquire()
     const invocation = slot.api.invoke(event, timeoutMs)
-    let finished = false
-    const finish = () => {
-      if (finished) return
-      finished = true
-      clearTimeout(timer)
-      release(slot)
-    }
     // Past the timeout Lambda stops the function, whatever it is doing, and its environment starts afresh.
     const timer = setTimeout(() => {
-      if (finished) return
       log(`function-url: invocation ${invocation.id} (${req.method} ${req.url} ${req.headers['mcp-method'] ?? ''}) timed out after ${timeoutMs} ms; replacing its environment\n`)
       slot.child?.kill('SIGKILL')
     }, timeoutMs + 50)
-    const outcome = await invocation.outcome
     try {
-      await answer(outcome, res, holdBytes)
+      await answer(await invocation.outcome, res, holdBytes)
     } finally {
-      finish()
+      clearTimeout(timer)
+      release(slot)
     }
   }
 

@@ -3,7 +3,7 @@
  * body limit and a short deadline margin; plus a raw streaming handler whose body stream fails midway.
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
-import { send, type ResponseStream } from '../../adapters/lambda/stream.js'
+import { awslambda, send, type ResponseStream } from '../../adapters/lambda/stream.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 
 let lastAbort = 'never'
@@ -23,9 +23,7 @@ const server = createEverythingServer()
 
 export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000 })
 
-const awslambda = (globalThis as unknown as { awslambda: { streamifyResponse<F>(f: F): F } }).awslambda
-
-export const brokenBody = awslambda.streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
+export const brokenBody = awslambda()!.streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(new TextEncoder().encode('first part\n'))
