@@ -11,3 +11,5 @@ export {
   type Incoming, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
 } from './protocol/jsonrpc.js'
 export type { Profile } from './protocol/profiles.js'
+export type { TaskHost } from './tasks/service.js'
+export { tasksOf } from './tasks/extension.js'

@@ -17,6 +17,9 @@ export {
   fnv1a, isResync, listChanged, memoryBackplane, parseEvent, resourceUpdated, RESYNC, shardOf,
   type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,
 } from './state/backplane.js'
+export { memoryTaskStore, isTerminal, type MemoryTaskStoreOptions, type TaskRecord, type TaskStatus, type TaskStore } from './state/tasks.js'
+export { tasksExtension, type TaskOptions, type TasksExtension } from './tasks/extension.js'
+export { TASKS } from './tasks/records.js'
 export { McpError } from './protocol/errors.js'
 export { ERROR, META, LOG_LEVELS, type LogLevel } from './protocol/constants.js'
 export { encodeHeaderValue, decodeHeaderValue } from './protocol/headers.js'

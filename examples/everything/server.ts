@@ -5,22 +5,8 @@
 import * as z from 'zod'
 import { McpServer, type ServerOptions } from '../../src/index.js'
 import { PNG_BASE64, WAV_BASE64 } from './media.js'
-
-/** Waits, unless the request is cancelled first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
+import { sleep } from './sleep.js'
+import { addTaskTools } from './tasks.js'
 
 const nameForm = (message: string, field = 'name') => ({
   message,
@@ -211,6 +197,7 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       output: z.object({ sum: z.number() }),
       annotations: { readOnlyHint: true, idempotentHint: true },
     }, ({ a, b }) => ({ sum: a + b }))
+  addTaskTools(server)
 
   server
     .prompt('test_simple_prompt', { description: 'A prompt without arguments' }, () => 'This is a simple prompt for testing.')

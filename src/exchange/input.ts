@@ -120,7 +120,7 @@ function requiredCapability(request: InputRequest, caps: ClientCapabilities): Cl
   }
 }
 
-function validResponse(method: InputRequest['method'], value: unknown): boolean {
+export function validResponse(method: InputRequest['method'], value: unknown): boolean {
   if (!isObject(value)) return false
   switch (method) {
     case 'elicitation/create':

@@ -121,11 +121,11 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
       if (done) return
       if (!live) return void early.push(event)
       if (isResync(event)) {
-        for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured)) send(n)
+        for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, call)) send(n)
         return
       }
       const field = plan.fields.get(event.topic)
-      if (field) for (const n of field.notifications(event, plan.honoured[field.key])) send(n)
+      if (field) for (const n of field.notifications(event, plan.honoured[field.key], call)) send(n)
     }
 
     runtime.streams.add(end)

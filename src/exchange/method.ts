@@ -17,7 +17,7 @@ export interface MethodDescriptor<T = unknown> {
   /** Whether this server serves it (say, has tools); when not, the method does not exist (-32601). */
   readonly served?: ((runtime: Runtime) => boolean) | undefined
   /** The params member that the `Mcp-Name` header must repeat (SEP-2243). */
-  readonly nameParam?: 'name' | 'uri' | undefined
+  readonly nameParam?: 'name' | 'uri' | 'taskId' | undefined
   /** What the method works on, looked up once; may throw (an unknown tool is -32602). */
   readonly target?: ((call: Call) => T) | undefined
   /** The arguments that `Mcp-Param-*` headers must repeat, and where in params they are. */
@@ -48,7 +48,7 @@ export interface ListenField {
    */
   honour(value: unknown, call: Call): { value: unknown; topics: string[] } | undefined
   /** The notifications an event on one of its topics becomes; a resync (`event` undefined) cues a refetch of all. */
-  notifications(event: ChangeEvent | undefined, honoured: unknown): { method: string; params?: JsonObject }[]
+  notifications(event: ChangeEvent | undefined, honoured: unknown, call: Call): { method: string; params?: JsonObject }[]
 }
 
 /**
@@ -65,4 +65,6 @@ export interface Extension {
   /** Checks of `_meta` keys it reads, by key: a message makes the request malformed (-32602, HTTP 400). */
   readonly meta?: Readonly<Record<string, (value: unknown) => string | undefined>> | undefined
   readonly listen?: readonly ListenField[] | undefined
+  /** Called by the runtime's close (shutdown): work the extension runs in this process ends. */
+  close?(runtime: Runtime): Promise<void>
 }

@@ -3,6 +3,8 @@ import type { ServerCapabilities } from '../protocol/types.js'
 import type { Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
+import { TASKS } from '../tasks/records.js'
+import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
 import type { Extension, ListenField, MethodDescriptor } from './method.js'
 import { CORE_METHODS } from './methods/index.js'
@@ -32,6 +34,11 @@ export interface RuntimeOptions {
    */
   onError?: ((error: unknown, context: ErrorContext) => void) | undefined
   extensions?: readonly Extension[] | undefined
+  /**
+   * Tasks (the io.modelcontextprotocol/tasks extension): where they live and for how long. Served when
+   * given, or when some tool has `task` set (then in this process's memory).
+   */
+  tasks?: TaskOptions | undefined
 }
 
 export interface ErrorContext {
@@ -97,7 +104,8 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
       report(e, { during: 'publish' })
     }
   }
-  const extensions = options.extensions ?? []
+  const extensions = [...(options.extensions ?? [])]
+  if ((options.tasks || server.usesTasks) && !extensions.some((e) => e.id === TASKS)) extensions.push(tasksExtension(options.tasks))
   const tables = { modern: new Map<string, MethodDescriptor<any>>(), legacy: new Map<string, MethodDescriptor<any>>() }
   for (const descriptor of [...CORE_METHODS, listen, ...extensions.flatMap((e) => e.methods ?? [])]) {
     for (const era of descriptor.eras ?? ERAS) tables[era].set(descriptor.method, descriptor)
@@ -133,6 +141,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     streams: new Set(),
     async close() {
       for (const end of [...runtime.streams]) end()
+      await Promise.all(extensions.map((e) => e.close?.(runtime)))
     },
   }
   return runtime

@@ -33,6 +33,18 @@ export interface ToolDefinition<In extends SchemaInput | undefined = SchemaInput
   /** Client capabilities the tool cannot run without; a request that lacks them gets -32021 before it runs. */
   requires?: ClientCapabilities | undefined
   visible?: Visibility | undefined
+  /**
+   * Whether a call runs as a task (the io.modelcontextprotocol/tasks extension): `optional` when the client
+   * declared the extension, plain otherwise; `required` always, refusing clients without it (-32021).
+   * Default: never. The handler then runs in a task runner, not in the request (see the README).
+   */
+  task?: 'optional' | 'required' | undefined
+  /**
+   * Runs in the request before a task is made, and may ask for input there (over multi-round-trip
+   * requests): what must be settled before the work is accepted. Its answers and memos are carried into
+   * the task, where asking the same keys again returns them at once. What it returns is ignored.
+   */
+  beforeTask?: ToolHandler<In> | undefined
 }
 
 export type ToolHandler<In> = (args: Infer<In>, ctx: RequestContext) => MaybePromise<ToolReturn>

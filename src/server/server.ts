@@ -35,6 +35,8 @@ export interface ToolEntry extends Entry {
   params: ParamHeader[]
   requires: ClientCapabilities | undefined
   handler: ToolHandler<unknown>
+  task: 'optional' | 'required' | undefined
+  beforeTask: ToolHandler<unknown> | undefined
 }
 
 export interface PromptEntry extends Entry {
@@ -133,7 +135,12 @@ export class McpServer {
       name, title: def.title, description: def.description, inputSchema, outputSchema: output?.json,
       annotations: def.annotations, icons: def.icons, _meta: def._meta,
     })
-    const entry: ToolEntry = { tool, input, output, params, requires: def.requires, handler: handler as ToolHandler<unknown>, enabled: true, visible: def.visible }
+    if (def.task !== undefined && def.task !== 'optional' && def.task !== 'required') throw new Error(`${where}: task must be 'optional' or 'required'`)
+    if (def.beforeTask && !def.task) throw new Error(`${where}: beforeTask needs task 'optional' or 'required'`)
+    const entry: ToolEntry = {
+      tool, input, output, params, requires: def.requires, handler: handler as ToolHandler<unknown>, enabled: true, visible: def.visible,
+      task: def.task, beforeTask: def.beforeTask as ToolHandler<unknown> | undefined,
+    }
     return this.#add('tool', name, entry)
   }
 
@@ -223,6 +230,11 @@ export class McpServer {
   /** The enabled entries the asker may see, in registration order. */
   entries<K extends Kind>(kind: K, asker: Asker): Entries[K][] {
     return [...this.#entries[kind].values()].filter((e) => e.enabled && (!e.visible || e.visible(asker)))
+  }
+
+  /** Whether some tool may run as a task: then the tasks extension is served. */
+  get usesTasks(): boolean {
+    return [...this.#entries.tool.values()].some((e) => e.task !== undefined)
   }
 
   /** Whether some entry of this kind is shown to some askers only: then its list is per asker. */

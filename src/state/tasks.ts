@@ -1,0 +1,117 @@
+import type { JsonObject } from '../protocol/jsonrpc.js'
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled'])
+export const isTerminal = (status: TaskStatus): boolean => TERMINAL.has(status)
+
+/**
+ * A task as stored: its wire fields, and everything another instance needs to run it again (the re-entrant
+ * handler gets the tool call, the answers gathered so far and its memos). Plain JSON, so any store can keep
+ * it; stores never look inside beyond `id`, `version` and `expiresAt`.
+ */
+export interface TaskRecord {
+  readonly id: string
+  /** The principal that created it; '' when requests are not authenticated. Nobody else may see it. */
+  readonly owner: string
+  /** Bumped by every write: what compare-and-set compares. Starts at 1. */
+  readonly version: number
+  readonly status: TaskStatus
+  readonly statusMessage?: string | undefined
+  /** ms since the epoch */
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** When the store may forget it (ms since the epoch): pushed on while it runs, fixed once terminal. */
+  readonly expiresAt: number
+  readonly pollIntervalMs: number
+  /** What runs: the tool, its arguments and the request it came from (see src/tasks/work.ts). */
+  readonly work: JsonObject
+  /** Input requests not yet answered, by key (status input_required). */
+  readonly inputRequests?: JsonObject | undefined
+  /** Every answer received, by key: handed back to the handler when it runs again. */
+  readonly answers: JsonObject
+  /** Values the handler memoised (ctx.memo), kept across runs. */
+  readonly memo: JsonObject
+  /** The CallToolResult (status completed). */
+  readonly result?: JsonObject | undefined
+  /** The JSON-RPC error (status failed). */
+  readonly error?: JsonObject | undefined
+  /** Who runs it, until when (ms since the epoch) unless renewed; absent while it waits for input. */
+  readonly lease?: { readonly holder: string; readonly until: number } | undefined
+}
+
+/**
+ * The TaskStore port: where tasks live between requests, shared by every instance serving one server. Three
+ * operations are enough, because every change is a compare-and-set on `version` (src/tasks/records.ts
+ * decides what may change; a store only keeps its promise of atomicity):
+ * - `create` is durable when it resolves: an immediate `get` on any instance sees the task;
+ * - `put` writes a task only over the version it was derived from, so a late writer cannot undo a terminal
+ *   state it did not see;
+ * - a task may be forgotten from `expiresAt` on, and must not be before.
+ */
+export interface TaskStore {
+  /** Stores a new task (version 1). Rejects if the id exists. */
+  create(task: TaskRecord): Promise<void>
+  /** The task, or undefined when it does not exist or has expired. */
+  get(id: string): Promise<TaskRecord | undefined>
+  /** Replaces the task if the stored one has version `task.version - 1`; false when it has not (or is gone). */
+  put(task: TaskRecord): Promise<boolean>
+  /**
+   * Where the store runs tasks itself (a Durable Object per task): called instead of running the handler in
+   * the instance that created or resumed the task, which leased it to `holder` (see src/tasks/runner.ts).
+   */
+  start?(id: string, holder: string): Promise<void>
+  close?(): Promise<void>
+}
+
+export interface MemoryTaskStoreOptions {
+  /** How often expired tasks are swept out (default 60 s); reads never return one whatever the sweep. */
+  sweepMs?: number | undefined
+}
+
+/** Tasks in this process's memory: the default, for one process (a restart forgets them). */
+export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number } {
+  const tasks = new Map<string, TaskRecord>()
+  const sweepMs = options.sweepMs ?? 60_000
+  let timer: ReturnType<typeof setInterval> | undefined
+  const sweep = () => {
+    const now = Date.now()
+    for (const [id, task] of tasks) if (task.expiresAt <= now) tasks.delete(id)
+    if (tasks.size === 0 && timer !== undefined) {
+      clearInterval(timer)
+      timer = undefined
+    }
+  }
+  const live = (id: string) => {
+    const task = tasks.get(id)
+    return task && task.expiresAt > Date.now() ? task : undefined
+  }
+  return {
+    get size() {
+      return tasks.size
+    },
+    async create(task) {
+      if (live(task.id)) throw new Error(`task ${task.id} exists`)
+      tasks.set(task.id, task)
+      if (timer === undefined) {
+        timer = setInterval(sweep, sweepMs)
+        // The sweep must not keep a process alive that has nothing else to do.
+        ;(timer as { unref?: () => void }).unref?.()
+      }
+    },
+    async get(id) {
+      return live(id)
+    },
+    async put(task) {
+      const current = live(task.id)
+      if (!current || current.version !== task.version - 1) return false
+      tasks.set(task.id, task)
+      return true
+    },
+    async close() {
+      if (timer !== undefined) clearInterval(timer)
+      timer = undefined
+      tasks.clear()
+    },
+  }
+}

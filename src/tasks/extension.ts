@@ -1,0 +1,176 @@
+import { INTERNAL_ERROR } from '../protocol/constants.js'
+import { invalidParams, McpError } from '../protocol/errors.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
+import { withInput, type Call } from '../exchange/call.js'
+import { validResponse } from '../exchange/input.js'
+import type { Extension, ListenField, MethodDescriptor } from '../exchange/method.js'
+import { callTool, checkArguments, invokeTool, type ToolCall } from '../exchange/methods/tools.js'
+import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
+import { answer, detailedTask, finish, newTask, reapLost, TASKS, taskFields, type TaskSettings } from './records.js'
+import type { Runtime } from '../exchange/runtime.js'
+import { runTask, startTask, type Work } from './runner.js'
+import { change, newHolder, ownTask, taskTopic, type TaskHost, type TaskService } from './service.js'
+
+export interface TaskOptions {
+  /** Where tasks live (default: this process's memory). Share one store between every instance. */
+  store?: TaskStore | undefined
+  /** How long a task stays readable after it ends, and a task waiting for input waits (default 1 hour). */
+  ttlMs?: number | undefined
+  /** How often clients are asked to poll `tasks/get` (default 1 s); faster polls are answered all the same. */
+  pollIntervalMs?: number | undefined
+  /**
+   * How long a runner's claim on a task lasts unless renewed (default 30 s; renewed every third of it). A task
+   * whose runner is lost (its process ended) fails when its lease runs out.
+   */
+  leaseMs?: number | undefined
+}
+
+const MAX_TASK_SUBSCRIPTIONS = 1000
+
+const positive = (value: number | undefined, fallback: number, name: string): number => {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`tasks.${name} must be a positive integer (ms)`)
+  return v
+}
+
+const declared = (call: Call): boolean => isObject(call.client.capabilities.extensions?.[TASKS])
+const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
+const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
+
+/**
+ * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): `tools/call` of a tool with `task` set
+ * answers a CreateTaskResult and the handler runs on in a task runner; `tasks/get`, `tasks/update` and
+ * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
+ */
+export interface TasksExtension extends Extension {
+  /**
+   * Runs a task leased to `holder` here, to its next stop (an outcome, or input it waits for): what a store
+   * that runs tasks itself (TaskStore.start) calls where the task lives.
+   */
+  run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
+}
+
+/** The tasks extension a runtime serves, if it serves one. */
+export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
+  runtime.extensions.find((e): e is TasksExtension => e.id === TASKS && 'run' in e)
+
+export function tasksExtension(options: TaskOptions = {}): TasksExtension {
+  const settings: TaskSettings = {
+    ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
+    pollIntervalMs: positive(options.pollIntervalMs, 1000, 'pollIntervalMs'),
+    leaseMs: positive(options.leaseMs, 30_000, 'leaseMs'),
+  }
+  const service: TaskService = { store: options.store ?? memoryTaskStore(), settings, running: new Map() }
+
+  const call: MethodDescriptor<ToolCall> = {
+    ...callTool,
+    clientNeeds: (c, target) =>
+      callTool.clientNeeds?.(c, target) ?? (target.entry.task === 'required' && !declared(c) ? NEEDS_TASKS : undefined),
+    async run(c, target) {
+      const { entry, name, args } = target
+      // Without the extension declared in this very request, an optional task tool runs as a plain call.
+      if (!entry.task || !declared(c)) return callTool.run(c, target)
+      const input = await checkArguments(entry, name, args)
+      if (!input.ok) return input.result
+      let seed: { answers: JsonObject; memo: JsonObject } | undefined
+      if (entry.beforeTask) {
+        // Input needed before the work is accepted is settled here, over multi-round-trip requests.
+        const before = await withInput(c, async (ctx) => {
+          const result = await invokeTool(c, entry, name, input.value, ctx, entry.beforeTask)
+          if (!result.isError) seed = { answers: ctx.openedRound?.gathered ?? {}, memo: ctx.openedRound?.memo ?? {} }
+          return result
+        })
+        if (!seed) return before
+      }
+      const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client }
+      const holder = newHolder()
+      const task = newTask(settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
+      // Durable before it is announced: an immediate tasks/get on any instance finds it.
+      await service.store.create(task)
+      startTask(c.runtime, service, task.id, holder, hostOf(c))
+      return { ...taskFields(task), resultType: 'task' }
+    },
+  }
+
+  const gated = <T>(descriptor: Omit<MethodDescriptor<T>, 'clientNeeds' | 'nameParam' | 'eras'>): MethodDescriptor<T> => ({
+    ...descriptor,
+    eras: ['modern'],
+    nameParam: 'taskId',
+    clientNeeds: (c) => (declared(c) ? undefined : NEEDS_TASKS),
+  })
+
+  const get = gated({
+    method: 'tasks/get',
+    async run(c) {
+      let task = await ownTask(service, c.params, c.principal)
+      // Nothing watches a lease in the background: the first read after it ran out fails the task.
+      task = (await change(c.runtime, service, task.id, (t) => reapLost(t, settings))).task ?? task
+      return detailedTask(task)
+    },
+  })
+
+  const update = gated({
+    method: 'tasks/update',
+    async run(c) {
+      const task = await ownTask(service, c.params, c.principal)
+      const responses = c.params.inputResponses
+      if (!isObject(responses)) throw invalidParams('params.inputResponses must be an object keyed by input request')
+      // Only answers to outstanding requests are read, and must be well-formed; the rest is ignored.
+      for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
+        if (Object.hasOwn(responses, key) && !validResponse((request as InputRequest).method, responses[key])) {
+          throw invalidParams(`inputResponses["${key}"] is not a valid ${(request as InputRequest).method} result`)
+        }
+      }
+      const holder = newHolder()
+      const { task: after, changed } = await change(c.runtime, service, task.id, (t) => answer(t, settings, responses, holder))
+      if (changed && after?.status === 'working') startTask(c.runtime, service, after.id, holder, hostOf(c))
+      return {}
+    },
+  })
+
+  const cancel = gated({
+    method: 'tasks/cancel',
+    async run(c) {
+      const task = await ownTask(service, c.params, c.principal)
+      await change(c.runtime, service, task.id, (t) => finish(t, settings, 'cancelled', { statusMessage: 'Cancelled at the client\'s request' }))
+      // Cooperative: a runner here is told now; one elsewhere finds out when it next renews its lease.
+      service.running.get(task.id)?.abort(new Error('The task was cancelled'))
+      return {}
+    },
+  })
+
+  const taskIds: ListenField = {
+    key: 'taskIds',
+    honour(value, c) {
+      if (value === undefined) return undefined
+      if (!declared(c)) {
+        throw new McpError(c.profile.missingCapabilityCode, `notifications.taskIds needs the ${TASKS} extension declared`, { requiredCapabilities: NEEDS_TASKS })
+      }
+      if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw invalidParams('notifications.taskIds must be an array of task ids')
+      if (value.length > MAX_TASK_SUBSCRIPTIONS) throw invalidParams(`notifications.taskIds may name at most ${MAX_TASK_SUBSCRIPTIONS} tasks`)
+      const ids = [...new Set(value as string[])]
+      return { value: ids, topics: ids.map(taskTopic) }
+    },
+    notifications(event, _honoured, c) {
+      // Changes carry their owner: another principal's task is never relayed, whatever ids were asked for.
+      const data = event?.data
+      if (!data || data.owner !== (c.principal ?? '') || !isObject(data.task)) return []
+      return [{ method: 'notifications/tasks', params: data.task }]
+    },
+  }
+
+  return {
+    id: TASKS,
+    methods: [call, get, update, cancel],
+    run: (runtime, id, holder, host) => runTask(runtime, service, id, holder, host),
+    listen: [taskIds],
+    async close(runtime) {
+      // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.
+      await Promise.all([...service.running].map(async ([id, running]) => {
+        await change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The server shut down while the task ran' } }))
+        running.abort(new Error('The server is shutting down'))
+      }))
+    },
+  }
+}

@@ -1,0 +1,110 @@
+import { bytesToBase64Url } from '../protocol/base64.js'
+import { INTERNAL_ERROR } from '../protocol/constants.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
+import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
+
+/** The extension's id: its capability key, and the prefix of what it reserves. */
+export const TASKS = 'io.modelcontextprotocol/tasks'
+
+/** 128 random bits, base64url: unguessable, and the only thing that names a task. */
+export const newTaskId = (): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16)))
+/** What newTaskId makes: anything else is unknown without asking the store. */
+export const TASK_ID = /^[A-Za-z0-9_-]{22}$/
+
+/** The settings of one deployment's tasks. */
+export interface TaskSettings {
+  /** How long a task stays readable after it ends, and a parked one waits for input. */
+  readonly ttlMs: number
+  readonly pollIntervalMs: number
+  /** How long a runner's claim lasts unless renewed; a runner that stops renewing has been lost. */
+  readonly leaseMs: number
+}
+
+/** The Task of the wire (2026-07-28): ISO times, and `ttlMs` from creation to when it may be forgotten. */
+export function taskFields(task: TaskRecord): JsonObject {
+  const out: JsonObject = {
+    taskId: task.id,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
+    ttlMs: Math.max(1, Math.ceil(task.expiresAt - task.createdAt)),
+    pollIntervalMs: task.pollIntervalMs,
+  }
+  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage
+  return out
+}
+
+/** The DetailedTask of `tasks/get` and `notifications/tasks`: what the status has to show with it. */
+export function detailedTask(task: TaskRecord): JsonObject {
+  const out = taskFields(task)
+  if (task.status === 'input_required' && task.inputRequests) out.inputRequests = task.inputRequests
+  if (task.status === 'completed' && task.result) out.result = task.result
+  if (task.status === 'failed' && task.error) out.error = task.error
+  return out
+}
+
+/** A new task, leased to `holder`, which is about to run it. */
+export function newTask(settings: TaskSettings, owner: string, work: JsonObject, holder: string, seed?: { answers: JsonObject; memo: JsonObject }): TaskRecord {
+  const now = Date.now()
+  const until = now + settings.leaseMs
+  return {
+    id: newTaskId(), owner, version: 1, status: 'working', createdAt: now, updatedAt: now,
+    expiresAt: until + settings.ttlMs, pollIntervalMs: settings.pollIntervalMs,
+    work, answers: seed?.answers ?? {}, memo: seed?.memo ?? {}, lease: { holder, until },
+  }
+}
+
+// The transitions: each returns the task as it should become, or undefined when it does not apply (the
+// task is terminal, or someone else holds it). Compare-and-set (src/tasks/service.ts) makes them atomic.
+
+export function renewLease(task: TaskRecord, holder: string, settings: TaskSettings): TaskRecord | undefined {
+  if (task.status !== 'working' || task.lease?.holder !== holder) return undefined
+  const until = Date.now() + settings.leaseMs
+  return { ...task, lease: { holder, until }, expiresAt: until + settings.ttlMs }
+}
+
+/** Ends a task (its runner's outcome, a cancel, a lost runner); a terminal task stays as it is. */
+export function finish(task: TaskRecord, settings: TaskSettings, status: TaskStatus, outcome: { result?: JsonObject; error?: JsonObject; statusMessage?: string }, holder?: string): TaskRecord | undefined {
+  if (isTerminal(task.status)) return undefined
+  if (holder !== undefined && task.lease?.holder !== holder) return undefined
+  const { inputRequests: _, lease: __, ...rest } = task
+  const now = Date.now()
+  return { ...rest, status, ...outcome, updatedAt: now, expiresAt: now + settings.ttlMs }
+}
+
+/** The runner stopped for input: the task waits, unleased, for `tasks/update` to bring the answers. */
+export function park(task: TaskRecord, settings: TaskSettings, holder: string, requests: JsonObject, answers: JsonObject, memo: JsonObject): TaskRecord | undefined {
+  if (task.status !== 'working' || task.lease?.holder !== holder) return undefined
+  const { lease: _, ...rest } = task
+  const now = Date.now()
+  return { ...rest, status: 'input_required', inputRequests: requests, answers, memo, updatedAt: now, expiresAt: now + settings.ttlMs }
+}
+
+/**
+ * Takes the answers to outstanding requests (others are ignored: unknown, or answered before). Once none
+ * is outstanding, the task is working again, leased to `holder`, who is to run it.
+ */
+export function answer(task: TaskRecord, settings: TaskSettings, responses: JsonObject, holder: string): TaskRecord | undefined {
+  if (task.status !== 'input_required' || !task.inputRequests) return undefined
+  const outstanding = { ...task.inputRequests }
+  const answers = { ...task.answers }
+  let taken = 0
+  for (const key of Object.keys(responses)) {
+    if (!Object.hasOwn(outstanding, key)) continue
+    answers[key] = responses[key]
+    delete outstanding[key]
+    taken++
+  }
+  if (taken === 0) return undefined
+  const now = Date.now()
+  if (Object.keys(outstanding).length > 0) return { ...task, inputRequests: outstanding, answers, updatedAt: now }
+  const { inputRequests: _, ...rest } = task
+  const until = now + settings.leaseMs
+  return { ...rest, status: 'working', answers, updatedAt: now, lease: { holder, until }, expiresAt: until + settings.ttlMs }
+}
+
+/** A working task whose runner stopped renewing its lease has lost it: it fails rather than stay working. */
+export function reapLost(task: TaskRecord, settings: TaskSettings): TaskRecord | undefined {
+  if (task.status !== 'working' || !task.lease || task.lease.until > Date.now()) return undefined
+  return finish(task, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The task was lost: its runner stopped before finishing it (process ended or timed out)' } })
+}

@@ -1,0 +1,108 @@
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../protocol/constants.js'
+import { McpError } from '../protocol/errors.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
+import { PROFILES } from '../protocol/profiles.js'
+import type { ClientCapabilities, Implementation } from '../protocol/types.js'
+import type { Call, Transport } from '../exchange/call.js'
+import { Cancellation } from '../exchange/cancellation.js'
+import { Context } from '../exchange/context.js'
+import { InputRequired, type Round } from '../exchange/input.js'
+import { checkArguments, invokeTool } from '../exchange/methods/tools.js'
+import type { Runtime } from '../exchange/runtime.js'
+import type { TaskRecord } from '../state/tasks.js'
+import { finish, park, renewLease } from './records.js'
+import { change, type TaskHost, type TaskService } from './service.js'
+
+/** What a task runs, as stored with it: enough to run it on any instance, at any later time. */
+export interface Work {
+  readonly tool: string
+  readonly arguments: JsonObject
+  /** The protocol version of the request that made it. */
+  readonly version: string
+  readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
+}
+
+/**
+ * Starts the runner of a task leased to `holder`: inside the store where it runs tasks itself (a Durable
+ * Object), else here, kept alive by the platform's waitUntil where there is one (Workers, and Lambda after
+ * the response has ended), else in-process (Node).
+ */
+export function startTask(runtime: Runtime, service: TaskService, id: string, holder: string, host: TaskHost): void {
+  const { store } = service
+  const running = store.start ? store.start(id, holder) : runTask(runtime, service, id, holder, host)
+  const watched = running.catch((e) => void runtime.report(e, { during: 'task runner', requestId: id }))
+  host.waitUntil?.(watched)
+}
+
+/**
+ * Runs a task's handler once, as the holder of its lease, and records the outcome. The handler is
+ * re-entrant: it starts from the top on every run, with the answers gathered so far, and asking for input
+ * that has not come parks the task (input_required) until `tasks/update` brings it. While it runs, the lease
+ * is renewed; a renewal that finds the task ended (cancelled) aborts the handler's signal.
+ */
+export async function runTask(runtime: Runtime, service: TaskService, id: string, holder: string, host: TaskHost): Promise<void> {
+  const task = await service.store.get(id)
+  if (!task || task.status !== 'working' || task.lease?.holder !== holder) return
+  const { settings } = service
+  const cancel = new Cancellation()
+  service.running.set(id, cancel)
+  const renew = setInterval(() => {
+    change(runtime, service, id, (t) => renewLease(t, holder, settings)).then(
+      ({ changed }) => changed || cancel.abort(new Error('The task has ended')),
+      (e) => runtime.report(e, { during: 'task lease', requestId: id }),
+    )
+  }, Math.max(10, settings.leaseMs / 3))
+  const end = (outcome: Parameters<typeof finish>[3], status: 'completed' | 'failed') =>
+    change(runtime, service, id, (t) => finish(t, settings, status, outcome, holder))
+  // A platform that stops the invocation stops the handler with it: say so now rather than when the lease ends.
+  const timeUp = host.deadline === undefined ? undefined : setTimeout(() => {
+    cancel.abort(new Error('The invocation running the task reached its deadline'))
+    end({ error: { code: INTERNAL_ERROR, message: RAN_OUT } }, 'failed').catch((e) => runtime.report(e, { during: 'task deadline', requestId: id }))
+  }, Math.max(0, host.deadline - Date.now()))
+  try {
+    const outcome = await execute(runtime, task, cancel, host)
+    if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo))
+    else if ('result' in outcome) await end({ result: outcome.result }, 'completed')
+    else await end({ error: outcome.error }, 'failed')
+  } finally {
+    clearInterval(renew)
+    if (timeUp !== undefined) clearTimeout(timeUp)
+    service.running.delete(id)
+  }
+}
+
+const RAN_OUT = 'The task ran out of time: the platform stops the invocation that ran it'
+
+type Outcome =
+  | { result: JsonObject }
+  | { error: JsonObject }
+  | { requests: JsonObject; answers: JsonObject; memo: JsonObject }
+
+async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation, host: TaskHost): Promise<Outcome> {
+  const work = task.work as unknown as Work
+  const principal = task.owner === '' ? undefined : task.owner
+  const transport: Transport = {
+    versionHeader: null, cancel, emit: () => {}, principal, env: host.env, waitUntil: host.waitUntil, deadline: host.deadline,
+  }
+  const profile = PROFILES.get(work.version)!
+  const call: Call = {
+    id: task.id, method: 'tools/call', params: { name: work.tool, arguments: work.arguments }, profile, runtime, transport, principal, client: work.client,
+  }
+  const round: Round = {
+    responses: {}, gathered: { ...task.answers }, memo: { ...task.memo }, method: call.method, digest: async () => '', principal,
+  }
+  try {
+    const entry = runtime.server.find('tool', work.tool, call)
+    if (!entry) return { error: { code: INVALID_PARAMS, message: `Unknown tool: ${work.tool}` } }
+    const input = await checkArguments(entry, work.tool, work.arguments)
+    if (!input.ok) return { result: input.result }
+    return { result: await invokeTool(call, entry, work.tool, input.value, new Context(call, round)) }
+  } catch (e) {
+    if (e instanceof InputRequired) return { requests: e.requests as unknown as JsonObject, answers: round.gathered, memo: round.memo }
+    if (e instanceof McpError) return { error: errorObject(e) }
+    const errorId = runtime.report(e, { method: call.method, requestId: task.id })
+    return { error: { code: INTERNAL_ERROR, message: `Internal error (error id ${errorId})` } }
+  }
+}
+
+const errorObject = (e: McpError): JsonObject => (e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data as JsonObject })

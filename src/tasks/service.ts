@@ -1,0 +1,70 @@
+import { invalidParams } from '../protocol/errors.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
+import type { Cancellation } from '../exchange/cancellation.js'
+import type { Runtime } from '../exchange/runtime.js'
+import type { TaskRecord, TaskStore } from '../state/tasks.js'
+import { detailedTask, TASK_ID, type TaskSettings } from './records.js'
+
+/** What a task runner borrows from the request that started it: bindings, keep-alive and its time limit. */
+export interface TaskHost {
+  readonly env?: unknown
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+  /** When the platform stops this invocation (ms since the epoch): a task still running then fails. */
+  readonly deadline?: number | undefined
+}
+
+/** The tasks of one runtime: its store and settings, and the runners of this process. */
+export interface TaskService {
+  readonly store: TaskStore
+  readonly settings: TaskSettings
+  /** Cancellations of the tasks running in this process, by id: a cancel arriving here aborts at once. */
+  readonly running: Map<string, Cancellation>
+}
+
+/** The backplane topic of a task: listen streams that asked for it, and its runner, hear of its changes. */
+export const taskTopic = (id: string): string => `task:${id}`
+
+const MAX_CONFLICTS = 50
+
+/**
+ * Applies a transition by compare-and-set, reading again after a conflict: concurrent writers (a cancel,
+ * the runner, an answer) each see the others' writes. Status changes are published, with the owner, so
+ * that listen streams of the same principal can relay them.
+ */
+export async function change(
+  runtime: Runtime, service: TaskService, id: string, transition: (task: TaskRecord) => TaskRecord | undefined,
+): Promise<{ task: TaskRecord | undefined; changed: boolean }> {
+  for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+    const current = await service.store.get(id)
+    if (!current) return { task: undefined, changed: false }
+    const next = transition(current)
+    if (!next) return { task: current, changed: false }
+    const written = { ...next, version: current.version + 1 }
+    if (!(await service.store.put(written))) continue
+    if (written.status !== current.status || written.inputRequests !== current.inputRequests) await announce(runtime, written)
+    return { task: written, changed: true }
+  }
+  throw new Error(`task ${id} kept changing under ${MAX_CONFLICTS} attempts to write it`)
+}
+
+async function announce(runtime: Runtime, task: TaskRecord): Promise<void> {
+  const data: JsonObject = { owner: task.owner, task: detailedTask(task) }
+  try {
+    await runtime.backplane.publish({ topic: taskTopic(task.id), data })
+  } catch (e) {
+    runtime.report(e, { during: 'task publish' })
+  }
+}
+
+/** The task `params.taskId` names, if the asker owns it; otherwise -32602, the same as for an unknown id. */
+export async function ownTask(service: TaskService, params: JsonObject, principal: string | undefined): Promise<TaskRecord> {
+  const id = params.taskId
+  if (typeof id !== 'string') throw invalidParams('params.taskId must be a string')
+  const task = TASK_ID.test(id) ? await service.store.get(id) : undefined
+  // Another principal's task is answered as if it did not exist: an id that leaked reveals nothing.
+  if (!task || task.owner !== (principal ?? '')) throw invalidParams(`Unknown task: ${id}`)
+  return task
+}
+
+/** A random name for one run of a task: its lease holder. */
+export const newHolder = (): string => crypto.randomUUID()

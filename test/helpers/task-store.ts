@@ -1,0 +1,84 @@
+/**
+ * What every TaskStore must do (the port in src/state/tasks.ts), as one set of tests each implementation
+ * runs against its real backend: memory here, Redis against the real server, the Durable Object in workerd.
+ */
+import { describe, expect, it } from 'vitest'
+import type { TaskRecord, TaskStore } from '../../src/index.js'
+
+let counter = 0
+export function record(patch: Partial<TaskRecord> = {}): TaskRecord {
+  const now = Date.now()
+  return {
+    id: `contract-${now}-${counter++}-${Math.random().toString(36).slice(2, 8)}`,
+    owner: 'alice', version: 1, status: 'working', createdAt: now, updatedAt: now, expiresAt: now + 60_000,
+    pollIntervalMs: 1000, work: { tool: 'slow', arguments: { n: 1 } }, answers: {}, memo: {}, lease: { holder: 'h1', until: now + 30_000 },
+    ...patch,
+  }
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export function describeTaskStore(name: string, store: () => TaskStore): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    it('gives back what was created, byte for byte, on the very next read', async () => {
+      const task = record({ inputRequests: { k: { method: 'elicitation/create', params: { message: 'ü 🎉' } } }, result: { content: [] } })
+      await store().create(task)
+      expect(await store().get(task.id)).toEqual(task)
+    })
+
+    it('refuses to create an id twice, keeping the first', async () => {
+      const task = record()
+      await store().create(task)
+      await expect(store().create({ ...task, owner: 'mallory' })).rejects.toThrow()
+      expect((await store().get(task.id))?.owner).toBe('alice')
+    })
+
+    it('answers undefined for an id it never had', async () => {
+      expect(await store().get('never-created-0000000000')).toBeUndefined()
+    })
+
+    it('puts only over the version the write was derived from', async () => {
+      const task = record()
+      await store().create(task)
+      expect(await store().put({ ...task, version: 3, status: 'completed' })).toBe(false)
+      expect(await store().put({ ...task, version: 1, status: 'completed' })).toBe(false)
+      expect(await store().put({ ...task, version: 2, status: 'cancelled' })).toBe(true)
+      expect(await store().put({ ...task, version: 2, status: 'completed' })).toBe(false)
+      expect(await store().get(task.id)).toMatchObject({ version: 2, status: 'cancelled' })
+    })
+
+    it('lets exactly one of two concurrent writers of the same version win', async () => {
+      const task = record()
+      await store().create(task)
+      const results = await Promise.all([
+        store().put({ ...task, version: 2, status: 'completed' }),
+        store().put({ ...task, version: 2, status: 'cancelled' }),
+      ])
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await store().get(task.id))?.status).toBe(results[0] ? 'completed' : 'cancelled')
+    })
+
+    it('refuses a put for a task it does not have', async () => {
+      expect(await store().put(record({ version: 2 }))).toBe(false)
+    })
+
+    it('keeps a task until expiresAt and forgets it after', async () => {
+      const task = record({ expiresAt: Date.now() + 400 })
+      await store().create(task)
+      await wait(150)
+      expect(await store().get(task.id)).toBeDefined()
+      await wait(400)
+      expect(await store().get(task.id)).toBeUndefined()
+      expect(await store().put({ ...task, version: 2 })).toBe(false)
+    })
+
+    it('moves expiry with each put: a task renewed in time outlives its first expiresAt', async () => {
+      const task = record({ expiresAt: Date.now() + 300 })
+      await store().create(task)
+      await wait(100)
+      expect(await store().put({ ...task, version: 2, expiresAt: Date.now() + 2000 })).toBe(true)
+      await wait(400)
+      expect((await store().get(task.id))?.version).toBe(2)
+    })
+  })
+}
