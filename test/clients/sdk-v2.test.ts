@@ -49,6 +49,7 @@ describe('SDK v2 client', () => {
     expect(discover.supportedVersions).toContain('2026-07-28')
     expect(discover.capabilities).toEqual({
       tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, completions: {}, logging: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     })
     expect(client.getServerVersion()).toMatchObject({ name: 'mcp-edge-everything', version: '0.1.0' })
     expect(client.getInstructions()).toContain('conformance')

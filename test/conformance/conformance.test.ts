@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../adapters/node/index.js'
-import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary } from '../helpers/conformance.js'
+import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary, taskProblems } from '../helpers/conformance.js'
 import { startEverything } from '../helpers/server.js'
 
 let running: RunningServer
@@ -24,10 +24,11 @@ describe('official conformance suite (Node)', () => {
     expect(code).toBe(0)
   }, 240_000)
 
-  it('runs the whole suite at 2026-07-28: no failures, no warnings, listen checks passed (not skipped)', async () => {
+  it('runs the whole suite at 2026-07-28: no failures, no warnings, listen and tasks checks passed (not skipped)', async () => {
     const { output, results } = await runConformance(url(), ['--suite', 'all', '--spec-version', '2026-07-28'])
     console.log(summary(output))
     expect(problems(results, undefined, ['FAILURE', 'WARNING'])).toEqual([])
     expect(statuses(results, 'server-stateless', LISTEN_CHECKS)).toEqual(LISTEN_CHECKS.map((id) => [id, 'SUCCESS']))
+    expect(taskProblems(results)).toEqual([])
   }, 240_000)
 })

@@ -23,6 +23,18 @@ export const LISTEN_CHECKS = [
   'sep-2575-server-sends-prompts-list-changed-on-subscription',
 ]
 
+/** The tasks extension's scenarios; tasks-status-notifications is skipped by the suite itself (a placeholder). */
+export const TASK_SCENARIOS = [
+  'tasks-capability-negotiation', 'tasks-lifecycle', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input',
+  'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-required-task-error', 'tasks-mrtr-composition',
+]
+
+/** Checks of the tasks scenarios that did not succeed: none, and every scenario ran with some checks. */
+export const taskProblems = (results: Map<string, Check[]>) => [
+  ...TASK_SCENARIOS.filter((s) => !(results.get(s)?.length)).map((s) => `${s}: did not run`),
+  ...problems(results, TASK_SCENARIOS, ['FAILURE', 'WARNING', 'SKIPPED', 'INFO']),
+]
+
 export function runConformance(url: string, args: string[]): Promise<{ code: number; output: string; results: Map<string, Check[]> }> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import { expect } from 'vitest'
 import { serve, type RunningServer, type ServeOptions } from '../../adapters/node/index.js'
 import type { McpServer } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { requestVersion, validateServerMessage } from './wire.js'
+import { requestVersion, sseMessages, validateServerMessage } from './wire.js'
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
 
@@ -26,7 +26,8 @@ export function modernHeaders(method: string, params: Record<string, unknown> = 
     'mcp-protocol-version': version,
     'mcp-method': method,
   }
-  const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined
+  const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name
+    : ['tasks/get', 'tasks/update', 'tasks/cancel'].includes(method) ? params.taskId : undefined
   if (typeof name === 'string') headers['mcp-name'] = name
   return headers
 }
@@ -34,7 +35,7 @@ export function modernHeaders(method: string, params: Record<string, unknown> = 
 export interface RpcOptions {
   id?: string | number
   /** Replace the headers a modern client would send (`modernHeaders`). */
-  headers?: Record<string, string>
+  headers?: Record<string, string> | undefined
   url?: string
 }
 
@@ -50,4 +51,19 @@ export async function rpc(handler: (request: Request) => Promise<Response>, meth
   const body = res.headers.get('content-type') === 'application/json' ? await res.json() : undefined
   if (body) expect(validateServerMessage(requestVersion(message, headers['mcp-protocol-version']), method, body)).toEqual([])
   return { status: res.status, headers: res.headers, body, response: res }
+}
+
+/** Opens a listen stream and returns an iterator over its messages. */
+export async function openListen(f: (r: Request) => Promise<Response>, notifications: Record<string, unknown>, id: string | number = 'listen-1', capabilities: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const params = { notifications, _meta: META_2026(capabilities) }
+  const res = await f(new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { ...modernHeaders('subscriptions/listen', params), ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
+  }))
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe('text/event-stream')
+  const reader = res.body!.getReader()
+  const messages = sseMessages(new ReadableStream({ pull: async (c) => { const r = await reader.read(); if (r.done) c.close(); else c.enqueue(r.value) } }))
+  return { next: async () => (await messages.next()).value as Record<string, any>, cancel: () => reader.cancel() }
 }

@@ -21,6 +21,14 @@ const SCHEMAS: Record<string, { id: string; schema: Record<string, unknown> }> =
 const ajv = new Ajv2020({ strict: false, allErrors: true })
 addFormats(ajv)
 for (const { id, schema } of Object.values(SCHEMAS)) ajv.addSchema({ ...schema, $id: id })
+// The tasks extension (io.modelcontextprotocol/tasks) has its own schema: its results and notification.
+const TASKS_SCHEMA = 'mcp-ext-tasks'
+ajv.addSchema({ ...load('schema-ext-tasks.json'), $id: TASKS_SCHEMA })
+const TASKS_RESULT_OF: Record<string, string> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/update': 'UpdateTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
+}
 
 const RESULT_OF: Record<string, string> = {
   'server/discover': 'DiscoverResult',
@@ -50,8 +58,8 @@ function errorDef(version: string, error: { code: number; data?: { requested?: u
   return 'JSONRPCErrorResponse'
 }
 
-function check(version: string, def: string, value: unknown): string[] {
-  const validate = ajv.getSchema(`${SCHEMAS[version]!.id}#/$defs/${def}`)
+function check(version: string, def: string, value: unknown, schemaId = SCHEMAS[version]!.id): string[] {
+  const validate = ajv.getSchema(`${schemaId}#/$defs/${def}`)
   if (!validate) return [`no schema definition ${def} in ${version}`]
   if (validate(value)) return []
   return (validate.errors ?? []).map((e) => `${def}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
@@ -106,6 +114,7 @@ function validateLegacy(method: string | undefined, message: Record<string, unkn
 export function validateServerMessage(version: string, method: string | undefined, message: Record<string, unknown>): string[] {
   if (version === 'legacy' || LEGACY_VERSIONS.includes(version)) return validateLegacy(method, message)
   if (!SCHEMAS[version]) version = '2026-07-28'
+  if (message.method === 'notifications/tasks') return check(version, 'TaskStatusNotification', message, TASKS_SCHEMA)
   if (typeof message.method === 'string') {
     const def = Object.entries(defs(version)).find(([name, d]) => d.properties?.method?.const === message.method && name.endsWith('Notification'))
     return check(version, def?.[0] ?? 'JSONRPCNotification', message)
@@ -115,6 +124,9 @@ export function validateServerMessage(version: string, method: string | undefine
   }
   const result = message.result as Record<string, unknown>
   const errors = check(version, 'JSONRPCResultResponse', message)
+  if (version === '2026-07-28' && (result?.resultType === 'task' || (method && TASKS_RESULT_OF[method]))) {
+    return [...errors, ...check(version, result?.resultType === 'task' ? 'CreateTaskResult' : TASKS_RESULT_OF[method!]!, result, TASKS_SCHEMA)]
+  }
   const def = result?.resultType === 'input_required' ? 'InputRequiredResult' : method && RESULT_OF[method]
   return def ? [...errors, ...check(version, def, result)] : errors
 }

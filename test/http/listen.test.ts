@@ -1,7 +1,7 @@
 /** subscriptions/listen over HTTP: ack first, id tagging, the filter, lifetime, shutdown, disconnects. */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, memoryBackplane, type HandlerOptions } from '../../src/index.js'
-import { META_2026, modernHeaders } from '../helpers/server.js'
+import { META_2026, modernHeaders, openListen as open } from '../helpers/server.js'
 import { recordingFetch, sseMessages } from '../helpers/wire.js'
 
 let wire: ReturnType<typeof recordingFetch> | undefined
@@ -19,21 +19,6 @@ function setup(options: HandlerOptions = {}, serverOptions: { prompts?: boolean 
   const handler = createFetchHandler(server, { backplane, ...options })
   wire = recordingFetch(handler)
   return { server, backplane, handler, fetch: wire.fetch }
-}
-
-/** Opens a listen stream and returns an iterator over its messages. */
-async function open(f: (r: Request) => Promise<Response>, notifications: Record<string, unknown>, id: string | number = 'listen-1') {
-  const params = { notifications, _meta: META_2026() }
-  const res = await f(new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: modernHeaders('subscriptions/listen', params),
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
-  }))
-  expect(res.status).toBe(200)
-  expect(res.headers.get('content-type')).toBe('text/event-stream')
-  const reader = res.body!.getReader()
-  const messages = sseMessages(new ReadableStream({ pull: async (c) => { const r = await reader.read(); if (r.done) c.close(); else c.enqueue(r.value) } }))
-  return { next: async () => (await messages.next()).value as Record<string, any>, cancel: () => reader.cancel() }
 }
 
 const tag = (id: string | number) => ({ 'io.modelcontextprotocol/subscriptionId': id })

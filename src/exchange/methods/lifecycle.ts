@@ -36,10 +36,11 @@ export const initialize: MethodDescriptor = {
 
 /**
  * Legacy clients learn of changes only on a session's GET stream and subscribe with resources/subscribe;
- * a stateless server offers neither, so it must not advertise them.
+ * a stateless server offers neither, so it must not advertise them. Extensions (tasks) are negotiated per
+ * request in the `_meta` envelope, which 2025 requests do not have.
  */
 function legacyCapabilities(caps: ServerCapabilities): ServerCapabilities {
-  const out: ServerCapabilities = { ...caps }
+  const { extensions: _, ...out }: ServerCapabilities = { ...caps }
   if (caps.tools) out.tools = {}
   if (caps.prompts) out.prompts = {}
   if (caps.resources) out.resources = {}

@@ -54,6 +54,8 @@ export async function invokeTool(call: Call, entry: ToolEntry, name: string, inp
   } catch (e) {
     if (e instanceof InputRequired || e instanceof McpError) throw e
     if (e instanceof ToolError) return toolError(e.message)
+    // A handler stopped by its signal (client gone, task cancelled) has failed as asked: nothing to report.
+    if (call.transport.cancel.aborted) return toolError(`Tool ${name} was stopped before it finished`)
     // The message of an unexpected exception may hold what the model must not see (a connection string).
     const errorId = call.runtime.report(e, { method: call.method, requestId: call.id })
     return toolError(`Tool ${name} failed unexpectedly (error id ${errorId})`)
