@@ -44,7 +44,8 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     const found = runtime.method(profile.era, message.method)
     const descriptor = found && (!found.served || found.served(runtime)) ? found : undefined
     const header = profile.era === 'modern' ? transport.header : undefined
-    if (header) checkMethodHeaders(header, message.method, params, descriptor?.nameParam, profile)
+    const nameParam = typeof descriptor?.nameParam === 'function' ? descriptor.nameParam(profile) : descriptor?.nameParam
+    if (header) checkMethodHeaders(header, message.method, params, nameParam, profile)
     stage = 'route'
     if (!descriptor) throw methodNotFound(message.method)
     if (descriptor.stream && transport.buffered) {

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type { ParamHeader } from '../protocol/headers.js'
-import type { ClientCapabilities } from '../protocol/types.js'
+import type { Profile } from '../protocol/profiles.js'
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js'
 import type { ChangeEvent } from '../state/backplane.js'
 import type { Call } from './call.js'
 import type { Runtime } from './runtime.js'
@@ -17,7 +18,7 @@ export interface MethodDescriptor<T = unknown> {
   /** Whether this server serves it (say, has tools); when not, the method does not exist (-32601). */
   readonly served?: ((runtime: Runtime) => boolean) | undefined
   /** The params member that the `Mcp-Name` header must repeat (SEP-2243). */
-  readonly nameParam?: 'name' | 'uri' | 'taskId' | undefined
+  readonly nameParam?: 'name' | 'uri' | 'taskId' | ((profile: Profile) => 'taskId' | undefined) | undefined
   /** What the method works on, looked up once; may throw (an unknown tool is -32602). */
   readonly target?: ((call: Call) => T) | undefined
   /** The arguments that `Mcp-Param-*` headers must repeat, and where in params they are. */
@@ -65,6 +66,11 @@ export interface Extension {
   /** Checks of `_meta` keys it reads, by key: a message makes the request malformed (-32602, HTTP 400). */
   readonly meta?: Readonly<Record<string, (value: unknown) => string | undefined>> | undefined
   readonly listen?: readonly ListenField[] | undefined
+  /**
+   * The capabilities as `server/discover` shows them at a version where the extension is spoken otherwise
+   * (the seed draft's core tasks have a `tasks` capability instead of an extension).
+   */
+  advertise?(capabilities: ServerCapabilities, profile: Profile): ServerCapabilities
   /** Called by the runtime's close (shutdown): work the extension runs in this process ends. */
   close?(runtime: Runtime): Promise<void>
 }

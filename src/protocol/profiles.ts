@@ -21,6 +21,11 @@ export interface Profile {
   readonly listenResult: boolean
   /** Methods that may answer with an `input_required` result. */
   readonly inputRequiredMethods: ReadonlySet<string>
+  /**
+   * How tasks are spoken: the io.modelcontextprotocol/tasks extension (flat results, ttlMs, polling), the
+   * seed draft's core tasks (`params.task`, `{task}` results, ttl, tasks/result and tasks/list), or not at all.
+   */
+  readonly tasks: 'extension' | 'core' | undefined
 }
 
 const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read'])
@@ -37,6 +42,7 @@ const released: Profile = {
   cacheFields: true,
   listenResult: true,
   inputRequiredMethods: MRTR,
+  tasks: 'extension',
 }
 
 const seed: Profile = {
@@ -50,6 +56,7 @@ const seed: Profile = {
   serverInfoInResultMeta: false,
   cacheFields: false,
   listenResult: false,
+  tasks: 'core',
 }
 
 const legacy = (version: string): Profile => ({
@@ -59,6 +66,7 @@ const legacy = (version: string): Profile => ({
   serverInfoInResultMeta: false,
   cacheFields: false,
   inputRequiredMethods: new Set(),
+  tasks: undefined,
 })
 
 export const PROFILES: ReadonlyMap<string, Profile> = new Map(

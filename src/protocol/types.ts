@@ -34,6 +34,8 @@ export interface ServerCapabilities {
   resources?: { subscribe?: boolean | undefined; listChanged?: boolean | undefined } | undefined
   tools?: { listChanged?: boolean | undefined } | undefined
   extensions?: Record<string, JsonObject> | undefined
+  /** The seed draft's core tasks (DRAFT-2026-v1 only; 2026-07-28 has the tasks extension instead). */
+  tasks?: JsonObject | undefined
 }
 
 export interface Annotations {

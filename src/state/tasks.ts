@@ -61,6 +61,11 @@ export interface TaskStore {
    * the instance that created or resumed the task, which leased it to `holder` (see src/tasks/runner.ts).
    */
   start?(id: string, holder: string): Promise<void>
+  /**
+   * One page of an owner's live tasks, oldest first, after `cursor` (the id last listed). Optional: only
+   * the seed draft's `tasks/list` uses it, and a store without it (a Durable Object per task) has none.
+   */
+  list?(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string | undefined }>
   close?(): Promise<void>
 }
 
@@ -72,11 +77,19 @@ export interface MemoryTaskStoreOptions {
 /** Tasks in this process's memory: the default, for one process (a restart forgets them). */
 export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number } {
   const tasks = new Map<string, TaskRecord>()
+  /** Ids by owner, in creation order: what list pages through. */
+  const owned = new Map<string, Set<string>>()
+  const forget = (task: TaskRecord) => {
+    tasks.delete(task.id)
+    const ids = owned.get(task.owner)
+    ids?.delete(task.id)
+    if (ids?.size === 0) owned.delete(task.owner)
+  }
   const sweepMs = options.sweepMs ?? 60_000
   let timer: ReturnType<typeof setInterval> | undefined
   const sweep = () => {
     const now = Date.now()
-    for (const [id, task] of tasks) if (task.expiresAt <= now) tasks.delete(id)
+    for (const task of tasks.values()) if (task.expiresAt <= now) forget(task)
     if (tasks.size === 0 && timer !== undefined) {
       clearInterval(timer)
       timer = undefined
@@ -93,6 +106,9 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     async create(task) {
       if (live(task.id)) throw new Error(`task ${task.id} exists`)
       tasks.set(task.id, task)
+      let ids = owned.get(task.owner)
+      if (!ids) owned.set(task.owner, (ids = new Set()))
+      ids.add(task.id)
       if (timer === undefined) {
         timer = setInterval(sweep, sweepMs)
         // The sweep must not keep a process alive that has nothing else to do.
@@ -108,7 +124,23 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       tasks.set(task.id, task)
       return true
     },
+    async list(owner, cursor, limit) {
+      const page: TaskRecord[] = []
+      let started = cursor === undefined
+      for (const id of owned.get(owner) ?? []) {
+        if (!started) {
+          started = id === cursor
+          continue
+        }
+        const task = live(id)
+        if (!task) continue
+        if (page.length === limit) return { tasks: page, nextCursor: page[page.length - 1]!.id }
+        page.push(task)
+      }
+      return { tasks: page }
+    },
     async close() {
+      owned.clear()
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
       tasks.clear()

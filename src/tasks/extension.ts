@@ -1,13 +1,15 @@
 import { INTERNAL_ERROR } from '../protocol/constants.js'
-import { invalidParams, McpError } from '../protocol/errors.js'
+import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
-import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
+import type { ClientCapabilities, InputRequest, Tool } from '../protocol/types.js'
 import { withInput, type Call } from '../exchange/call.js'
 import { validResponse } from '../exchange/input.js'
 import type { Extension, ListenField, MethodDescriptor } from '../exchange/method.js'
-import { callTool, checkArguments, invokeTool, type ToolCall } from '../exchange/methods/tools.js'
+import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
+import { PROFILES, type Profile } from '../protocol/profiles.js'
+import { inputResponseTaskId, readTask, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { answer, detailedTask, finish, newTask, reapLost, TASKS, taskFields, type TaskSettings } from './records.js'
+import { answer, detailedTask, finish, newTask, TASKS, taskFields, type TaskSettings } from './records.js'
 import type { Runtime } from '../exchange/runtime.js'
 import { runTask, startTask, type Work } from './runner.js'
 import { change, newHolder, ownTask, taskTopic, type TaskHost, type TaskService } from './service.js'
@@ -65,12 +67,17 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
 
   const call: MethodDescriptor<ToolCall> = {
     ...callTool,
-    clientNeeds: (c, target) =>
-      callTool.clientNeeds?.(c, target) ?? (target.entry.task === 'required' && !declared(c) ? NEEDS_TASKS : undefined),
+    clientNeeds: (c, target) => {
+      const core = callTool.clientNeeds?.(c, target)
+      if (core || c.profile.tasks !== 'extension') return core
+      return target.entry.task === 'required' && !declared(c) ? NEEDS_TASKS : undefined
+    },
     async run(c, target) {
       const { entry, name, args } = target
-      // Without the extension declared in this very request, an optional task tool runs as a plain call.
-      if (!entry.task || !declared(c)) return callTool.run(c, target)
+      // Without the extension declared in this very request, an optional task tool runs as a plain call;
+      // the seed draft's client asks for a task with params.task instead.
+      const asTask = c.profile.tasks === 'core' ? seedWantsTask(c, entry.task) : entry.task !== undefined && declared(c)
+      if (!asTask) return callTool.run(c, target)
       const input = await checkArguments(entry, name, args)
       if (!input.ok) return input.result
       let seed: { answers: JsonObject; memo: JsonObject } | undefined
@@ -89,62 +96,81 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
       // Durable before it is announced: an immediate tasks/get on any instance finds it.
       await service.store.create(task)
       startTask(c.runtime, service, task.id, holder, hostOf(c))
-      return { ...taskFields(task), resultType: 'task' }
+      return c.profile.tasks === 'core' ? { task: seedTask(c, task) } : { ...taskFields(task), resultType: 'task' }
     },
   }
 
-  const gated = <T>(descriptor: Omit<MethodDescriptor<T>, 'clientNeeds' | 'nameParam' | 'eras'>): MethodDescriptor<T> => ({
-    ...descriptor,
-    eras: ['modern'],
-    nameParam: 'taskId',
-    clientNeeds: (c) => (declared(c) ? undefined : NEEDS_TASKS),
-  })
+  /**
+   * A task method: at 2026-07-28 only for requests that declared the extension, with Mcp-Name naming the
+   * task; the seed draft's core tasks need neither. `seed` is its draft form, where it differs.
+   */
+  const method = (name: string, run: MethodDescriptor['run'], seed?: MethodDescriptor['run'], era: 'extension' | 'core' | 'both' = 'both'): MethodDescriptor => {
+    // A method of one form only does not exist in the other: no header or capability rule applies to it there.
+    const has = (profile: Profile) => era === 'both' || profile.tasks === era
+    return {
+      method: name,
+      eras: ['modern'],
+      served: (runtime) => runtime.server.versions.some((v) => { const p = PROFILES.get(v); return p !== undefined && has(p) }),
+      nameParam: (profile) => (has(profile) && profile.tasks === 'extension' ? 'taskId' : undefined),
+      clientNeeds: (c) => (has(c.profile) && c.profile.tasks === 'extension' && !declared(c) ? NEEDS_TASKS : undefined),
+      run: (c, target) => {
+        if (!has(c.profile)) throw methodNotFound(name)
+        return (c.profile.tasks === 'core' && seed ? seed : run)(c, target)
+      },
+    }
+  }
 
-  const get = gated({
-    method: 'tasks/get',
-    async run(c) {
-      let task = await ownTask(service, c.params, c.principal)
-      // Nothing watches a lease in the background: the first read after it ran out fails the task.
-      task = (await change(c.runtime, service, task.id, (t) => reapLost(t, settings))).task ?? task
-      return detailedTask(task)
-    },
-  })
+  // Nothing watches a lease in the background: the first read after it ran out fails the task.
+  const get = method('tasks/get', async (c) => detailedTask(await readTask(c, service)), async (c) => seedTask(c, await readTask(c, service)))
 
-  const update = gated({
-    method: 'tasks/update',
-    async run(c) {
-      const task = await ownTask(service, c.params, c.principal)
-      const responses = c.params.inputResponses
-      if (!isObject(responses)) throw invalidParams('params.inputResponses must be an object keyed by input request')
-      // Only answers to outstanding requests are read, and must be well-formed; the rest is ignored.
-      for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
-        if (Object.hasOwn(responses, key) && !validResponse((request as InputRequest).method, responses[key])) {
-          throw invalidParams(`inputResponses["${key}"] is not a valid ${(request as InputRequest).method} result`)
-        }
+  const respond = async (c: Call, taskId: unknown) => {
+    const task = await ownTask(service, { taskId }, c.principal)
+    const responses = c.params.inputResponses
+    if (!isObject(responses)) throw invalidParams('params.inputResponses must be an object keyed by input request')
+    if (c.profile.tasks === 'core' && task.status !== 'input_required') throw invalidParams(`Task ${task.id} is not waiting for input (${task.status})`)
+    // Only answers to outstanding requests are read, and must be well-formed; the rest is ignored.
+    for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
+      if (Object.hasOwn(responses, key) && !validResponse((request as InputRequest).method, responses[key])) {
+        throw invalidParams(`inputResponses["${key}"] is not a valid ${(request as InputRequest).method} result`)
       }
-      const holder = newHolder()
-      const { task: after, changed } = await change(c.runtime, service, task.id, (t) => answer(t, settings, responses, holder))
-      if (changed && after?.status === 'working') startTask(c.runtime, service, after.id, holder, hostOf(c))
-      return {}
-    },
-  })
+    }
+    const holder = newHolder()
+    const { task: after, changed } = await change(c.runtime, service, task.id, (t) => answer(t, settings, responses, holder))
+    if (changed && after?.status === 'working') startTask(c.runtime, service, after.id, holder, hostOf(c))
+    return {}
+  }
+  const update = method('tasks/update', (c) => respond(c, c.params.taskId), undefined, 'extension')
+  const inputResponse = method('tasks/input_response', (c) => respond(c, inputResponseTaskId(c.params)), undefined, 'core')
+  const result = method('tasks/result', (c) => seedResult(c, service), undefined, 'core')
+  const list = method('tasks/list', (c) => seedList(c, service), undefined, 'core')
 
-  const cancel = gated({
-    method: 'tasks/cancel',
-    async run(c) {
+  const cancel = method('tasks/cancel', async (c) => {
       const task = await ownTask(service, c.params, c.principal)
       await change(c.runtime, service, task.id, (t) => finish(t, settings, 'cancelled', { statusMessage: 'Cancelled at the client\'s request' }))
       // Cooperative: a runner here is told now; one elsewhere finds out when it next renews its lease.
       service.running.get(task.id)?.abort(new Error('The task was cancelled'))
       return {}
+  }, (c) => seedCancel(c, service))
+
+  // The seed draft shows on each tool whether it runs as a task.
+  const listTools: MethodDescriptor = {
+    ...coreListTools,
+    run: async (c) => {
+      const page = (await coreListTools.run(c, undefined))!
+      if (c.profile.tasks !== 'core') return page
+      const tools = (page.tools as Tool[]).map((tool) => {
+        const support = c.runtime.server.find('tool', tool.name, c)?.task
+        return support ? { ...tool, execution: { taskSupport: support } } : tool
+      })
+      return { ...page, tools }
     },
-  })
+  }
 
   const taskIds: ListenField = {
     key: 'taskIds',
     honour(value, c) {
       if (value === undefined) return undefined
-      if (!declared(c)) {
+      if (c.profile.tasks === 'extension' && !declared(c)) {
         throw new McpError(c.profile.missingCapabilityCode, `notifications.taskIds needs the ${TASKS} extension declared`, { requiredCapabilities: NEEDS_TASKS })
       }
       if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw invalidParams('notifications.taskIds must be an array of task ids')
@@ -156,13 +182,15 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
       // Changes carry their owner: another principal's task is never relayed, whatever ids were asked for.
       const data = event?.data
       if (!data || data.owner !== (c.principal ?? '') || !isObject(data.task)) return []
+      if (c.profile.tasks === 'core') return [{ method: 'notifications/tasks/status', params: seedStatus(data.task) }]
       return [{ method: 'notifications/tasks', params: data.task }]
     },
   }
 
   return {
     id: TASKS,
-    methods: [call, get, update, cancel],
+    methods: [call, listTools, get, update, cancel, inputResponse, result, list],
+    advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
     run: (runtime, id, holder, host) => runTask(runtime, service, id, holder, host),
     listen: [taskIds],
     async close(runtime) {

@@ -1,6 +1,7 @@
 import { bytesToBase64Url } from '../protocol/base64.js'
 import { INTERNAL_ERROR } from '../protocol/constants.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import type { Profile } from '../protocol/profiles.js'
 import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
 
 /** The extension's id: its capability key, and the prefix of what it reserves. */
@@ -20,15 +21,19 @@ export interface TaskSettings {
   readonly leaseMs: number
 }
 
-/** The Task of the wire (2026-07-28): ISO times, and `ttlMs` from creation to when it may be forgotten. */
-export function taskFields(task: TaskRecord): JsonObject {
+/**
+ * The Task of the wire: ISO times, and the time from creation to when it may be forgotten. The extension
+ * (2026-07-28) names the durations `ttlMs` and `pollIntervalMs`, the seed draft `ttl` and `pollInterval`.
+ */
+export function taskFields(task: TaskRecord, profile?: Profile): JsonObject {
+  const seed = profile?.tasks === 'core'
   const out: JsonObject = {
     taskId: task.id,
     status: task.status,
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.updatedAt).toISOString(),
-    ttlMs: Math.max(1, Math.ceil(task.expiresAt - task.createdAt)),
-    pollIntervalMs: task.pollIntervalMs,
+    [seed ? 'ttl' : 'ttlMs']: Math.max(1, Math.ceil(task.expiresAt - task.createdAt)),
+    [seed ? 'pollInterval' : 'pollIntervalMs']: task.pollIntervalMs,
   }
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage
   return out

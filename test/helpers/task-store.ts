@@ -82,3 +82,28 @@ export function describeTaskStore(name: string, store: () => TaskStore): void {
     })
   })
 }
+
+/** For stores that can list (TaskStore.list, used by the seed draft's tasks/list). */
+export function describeTaskListing(name: string, store: () => TaskStore): void {
+  describe(`TaskStore listing: ${name}`, () => {
+    it("pages through one owner's live tasks in creation order, and no one else's", async () => {
+      const owner = `owner-${Math.random().toString(36).slice(2)}`
+      const ids: string[] = []
+      for (let i = 0; i < 5; i++) {
+        const task = record({ owner })
+        ids.push(task.id)
+        await store().create(task)
+      }
+      await store().create(record({ owner: `${owner}-other` }))
+      await store().create(record({ owner, expiresAt: Date.now() + 50 }))
+      await wait(100)
+      const list = store().list!.bind(store())
+      const first = await list(owner, undefined, 2)
+      const second = await list(owner, first.nextCursor, 2)
+      const third = await list(owner, second.nextCursor, 2)
+      expect([first, second, third].flatMap((p) => p.tasks.map((t) => t.id))).toEqual(ids)
+      expect(third.nextCursor).toBeUndefined()
+      expect((await list('nobody', undefined, 10)).tasks).toEqual([])
+    })
+  })
+}

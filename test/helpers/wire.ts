@@ -24,6 +24,14 @@ for (const { id, schema } of Object.values(SCHEMAS)) ajv.addSchema({ ...schema, 
 // The tasks extension (io.modelcontextprotocol/tasks) has its own schema: its results and notification.
 const TASKS_SCHEMA = 'mcp-ext-tasks'
 ajv.addSchema({ ...load('schema-ext-tasks.json'), $id: TASKS_SCHEMA })
+/** The seed draft's core tasks, in its own schema. */
+const SEED_TASKS_RESULT_OF: Record<string, string> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
+  'tasks/list': 'ListTasksResult',
+  'tasks/result': 'GetTaskPayloadResult',
+  'tasks/input_response': 'Result',
+}
 const TASKS_RESULT_OF: Record<string, string> = {
   'tasks/get': 'GetTaskResult',
   'tasks/update': 'UpdateTaskResult',
@@ -127,7 +135,8 @@ export function validateServerMessage(version: string, method: string | undefine
   if (version === '2026-07-28' && (result?.resultType === 'task' || (method && TASKS_RESULT_OF[method]))) {
     return [...errors, ...check(version, result?.resultType === 'task' ? 'CreateTaskResult' : TASKS_RESULT_OF[method!]!, result, TASKS_SCHEMA)]
   }
-  const def = result?.resultType === 'input_required' ? 'InputRequiredResult' : method && RESULT_OF[method]
+  const seedTasks = version === 'DRAFT-2026-v1' && (result?.task !== undefined ? 'CreateTaskResult' : method && SEED_TASKS_RESULT_OF[method])
+  const def = result?.resultType === 'input_required' ? 'InputRequiredResult' : seedTasks || (method && RESULT_OF[method])
   return def ? [...errors, ...check(version, def, result)] : errors
 }
 

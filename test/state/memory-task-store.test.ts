@@ -1,5 +1,6 @@
 import { memoryTaskStore } from '../../src/index.js'
-import { describeTaskStore } from '../helpers/task-store.js'
+import { describeTaskListing, describeTaskStore } from '../helpers/task-store.js'
 
 const store = memoryTaskStore({ sweepMs: 50 })
 describeTaskStore('memory', () => store)
+describeTaskListing('memory', () => store)

@@ -10,8 +10,9 @@ export const discover: MethodDescriptor = {
   method: 'server/discover',
   eras: ['modern'],
   async run(call) {
-    const { server } = call.runtime
-    const result: Record<string, unknown> = { supportedVersions: server.versions, capabilities: call.runtime.capabilities() }
+    const { server, extensions } = call.runtime
+    const capabilities = extensions.reduce((caps, e) => e.advertise?.(caps, call.profile) ?? caps, call.runtime.capabilities())
+    const result: Record<string, unknown> = { supportedVersions: server.versions, capabilities }
     if (server.options.instructions !== undefined) result.instructions = server.options.instructions
     if (call.profile.serverInfoInDiscoverBody) result.serverInfo = server.info
     return cached(call, server.cachePolicy('discover'), result)
