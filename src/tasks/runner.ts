@@ -1,6 +1,6 @@
 import { INTERNAL_ERROR, INVALID_PARAMS } from '../protocol/constants.js'
 import { McpError } from '../protocol/errors.js'
-import type { JsonObject } from '../protocol/jsonrpc.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import { PROFILES } from '../protocol/profiles.js'
 import type { ClientCapabilities, Implementation } from '../protocol/types.js'
 import type { Call, Transport } from '../exchange/call.js'
@@ -9,9 +9,10 @@ import { Context } from '../exchange/context.js'
 import { InputRequired, type Round } from '../exchange/input.js'
 import { checkArguments, invokeTool } from '../exchange/methods/tools.js'
 import type { Runtime } from '../exchange/runtime.js'
-import type { TaskRecord } from '../state/tasks.js'
+import { isResync } from '../state/backplane.js'
+import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
 import { finish, park, renewLease } from './records.js'
-import { change, type TaskHost, type TaskService } from './service.js'
+import { change, taskTopic, type TaskHost, type TaskService } from './service.js'
 
 /** What a task runs, as stored with it: enough to run it on any instance, at any later time. */
 export interface Work {
@@ -46,9 +47,17 @@ export async function runTask(runtime: Runtime, service: TaskService, id: string
   const { settings } = service
   const cancel = new Cancellation()
   service.running.set(id, cancel)
+  // A cancel served by another instance is announced on the backplane: abort at once rather than at the
+  // next renewal. Not awaited: the handler need not wait for the subscription to start.
+  const ended = () => cancel.abort(new Error('The task was cancelled'))
+  const watching = runtime.backplane.subscribe([taskTopic(id)], (event) => {
+    const task = isResync(event) ? undefined : event.data?.task
+    const status = isObject(task) ? task.status : undefined
+    if (typeof status === 'string' && isTerminal(status as TaskStatus)) ended()
+  }).catch((e) => void runtime.report(e, { during: 'task watch', requestId: id }))
   const renew = setInterval(() => {
     change(runtime, service, id, (t) => renewLease(t, holder, settings)).then(
-      ({ changed }) => changed || cancel.abort(new Error('The task has ended')),
+      ({ changed }) => changed || ended(),
       (e) => runtime.report(e, { during: 'task lease', requestId: id }),
     )
   }, Math.max(10, settings.leaseMs / 3))
@@ -68,6 +77,7 @@ export async function runTask(runtime: Runtime, service: TaskService, id: string
     clearInterval(renew)
     if (timeUp !== undefined) clearTimeout(timeUp)
     service.running.delete(id)
+    await (await watching)?.close().catch((e) => runtime.report(e, { during: 'task watch close', requestId: id }))
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  createFetchHandler, McpError, McpServer, memoryTaskStore, TASKS, type FetchHandler, type HandlerOptions, type RuntimeContext, type TaskRecord,
+  createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, TASKS, type FetchHandler, type HandlerOptions, type RuntimeContext, type TaskRecord,
 } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from '../helpers/async.js'
@@ -250,6 +250,20 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
     // The handler's rejection after the cancel does not overwrite the terminal state.
     await new Promise((r) => setTimeout(r, 20))
     expect((await result('tasks/get', { taskId })).status).toBe('cancelled')
+  })
+
+  it('aborts the runner at once when another instance sharing the store and backplane cancels the task', async () => {
+    const { server, aborted, started } = watched()
+    const store = memoryTaskStore()
+    const backplane = memoryBackplane()
+    const shared = { tasks: { store, leaseMs: 600_000 }, backplane }
+    const a = setup(shared, server)
+    const b = setup(shared, server)
+    const { taskId } = await a.result('tools/call', { name: 'wait', arguments: {} })
+    await started.promise
+    await b.result('tasks/cancel', { taskId })
+    expect((await aborted.promise as Error).message).toBe('The task was cancelled')
+    expect((await a.result('tasks/get', { taskId })).status).toBe('cancelled')
   })
 
   it('fails a task whose runner stopped renewing its lease (a process that died), on the next read', async () => {
