@@ -28,10 +28,11 @@ export interface Server {
 }
 
 /** Starts bench/servers/<file> (plain JavaScript on the built package: run `npm run build` first). */
-export async function startServer(name: string, file: string, execArgv: string[] = []): Promise<Server> {
+export async function startServer(name: string, file: string, execArgv: string[] = [], env: Record<string, string> = {}): Promise<Server> {
   // The server on one core, wrk on the other (see wrk()): neither steals the other's CPU mid-run.
   const child = spawn('taskset', ['-c', '0', process.execPath, '--expose-gc', ...execArgv, new URL(`./servers/${file}`, import.meta.url).pathname], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
   })
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve(m.url))
@@ -64,6 +65,7 @@ export function headersFor(r: Request): Record<string, string> {
     'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': r.method,
   }
   if (r.method === 'tools/call') h['Mcp-Name'] = r.params.name as string
+  if (r.method.startsWith('tasks/')) h['Mcp-Name'] = r.params.taskId as string
   return h
 }
 

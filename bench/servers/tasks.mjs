@@ -1,0 +1,21 @@
+// The tasks benchmark server: a no-op task tool and a plain echo on serve(), tasks in memory or, with
+// TASK_STORE=redis, in Redis (REDIS_URL, REDIS_PREFIX).
+import { McpServer, memoryTaskStore } from 'mcp-edge'
+import { serve } from 'mcp-edge/node'
+import { redisBackplane, redisTaskStore } from 'mcp-edge/redis'
+import { announce } from './child.mjs'
+
+const redis = process.env.TASK_STORE === 'redis'
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+const prefix = process.env.REDIS_PREFIX ?? 'mcp-bench'
+const server = new McpServer({ name: 'bench-tasks', version: '1.0.0' })
+  .tool('echo', { description: 'Echoes its text' }, ({ text }) => String(text))
+  .tool('noop', { description: 'Does nothing, as a task', task: 'required' }, () => 'ok')
+
+const running = await serve(server, {
+  port: 0,
+  handleSignals: false,
+  tasks: { store: redis ? redisTaskStore({ url, prefix }) : memoryTaskStore() },
+  backplane: redis ? redisBackplane({ url, prefix }) : undefined,
+})
+announce(running.url)
