@@ -1,6 +1,8 @@
-import { createFetchHandler, type FetchHandler, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
+import { createFetchHandler, type FetchHandler, type HandlerOptions, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
 import { hubBackplane } from './backplane.js'
 import type { McpHub } from './hub.js'
+import type { TaskObject } from './task-object.js'
+import { durableTaskStore } from './task-store.js'
 
 export interface WorkerOptions extends HandlerOptions {
   /** Endpoint path (default `/mcp`). */
@@ -11,6 +13,12 @@ export interface WorkerOptions extends HandlerOptions {
   shards?: number | undefined
   /** Binding name of the requestState secret (default `MCP_REQUEST_STATE_SECRET`; set it with `wrangler secret put`). */
   secretBinding?: string | undefined
+  /**
+   * Binding name of the task Durable Object namespace (default `MCP_TASKS`; the class is `taskObject(worker)`).
+   * With it, tasks live and run in one Durable Object each, and outlive the request that made them; without
+   * it, they live in the isolate's memory (`tasks.store` overrides both).
+   */
+  taskBinding?: string | undefined
   // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS.
 }
 
@@ -32,33 +40,59 @@ export interface McpWorker<Env> {
   notify(env: Env): Notify
 }
 
+/** The server and options a worker was made from: the task Durable Object runs tasks with the same ones. */
+export interface WorkerDefinition {
+  readonly server: McpServer
+  readonly options: WorkerOptions
+}
+// Kept off the handler object, which workerd reads as the module's default export.
+const definitions = new WeakMap<McpWorker<never>, WorkerDefinition>()
+export const definitionOf = (worker: McpWorker<never>): WorkerDefinition | undefined => definitions.get(worker)
+
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
 
 /**
+ * The services every part of one deployment shares, from its bindings: the hub backplane and the
+ * requestState secret. The Worker and the task Durable Objects both build their runtimes from these.
+ */
+export function bindingServices(options: WorkerOptions, env: object): Pick<RuntimeOptions, 'backplane' | 'requestState'> {
+  const bindings = env as Record<string, unknown>
+  const secretName = options.secretBinding ?? 'MCP_REQUEST_STATE_SECRET'
+  const secret = options.requestState?.secret ?? (typeof bindings[secretName] === 'string' && bindings[secretName] !== '' ? bindings[secretName] : undefined)
+  if (secret === undefined) console.warn(`mcp-edge: no ${secretName}: input requests work only while one isolate answers every round`)
+  const namespace = bindings[options.hubBinding ?? 'MCP_HUB'] as DurableObjectNamespace<McpHub> | undefined
+  const { onError } = options
+  const backplaneError = onError && ((e: unknown) => onError(e, { during: 'backplane' }))
+  return {
+    backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: () => namespace, shards: options.shards, onError: backplaneError }) : undefined),
+    requestState: { ...options.requestState, secret },
+  }
+}
+
+/**
  * Serves an McpServer as a Cloudflare Worker. Listen streams stay in the Worker (billed for CPU, not for
- * waiting); changes fan out through McpHub Durable Objects, which hibernate between events. Export the hub
- * class from the Worker module under the name wrangler.toml binds: `export { McpHub } from 'mcp-edge/cloudflare'`.
+ * waiting); changes fan out through McpHub Durable Objects, which hibernate between events; tasks live in
+ * McpTask Durable Objects, one each, when the Worker has that binding. Export the classes from the Worker
+ * module under the names wrangler.toml binds: `export { McpHub } from 'mcp-edge/cloudflare'` and
+ * `export class McpTask extends taskObject(worker) {}`.
  * `Env` is your bindings' type (what `wrangler types` generates); the server definition is never changed.
  */
 export function createWorker<Env extends object = Record<string, unknown>>(server: McpServer, options: WorkerOptions = {}): McpWorker<Env> {
-  const hubName = options.hubBinding ?? 'MCP_HUB'
-  const secretName = options.secretBinding ?? 'MCP_REQUEST_STATE_SECRET'
   // Bindings exist only once a request (or event) brings them: one handler per env, made on first use.
   const handlers = new WeakMap<object, FetchHandler>()
-  const { onError } = options
-  const backplaneError = onError && ((e: unknown) => onError(e, { during: 'backplane' }))
 
   const handlerFor = (env: Env): FetchHandler => {
     let handler = handlers.get(env)
     if (handler) return handler
     const bindings = env as Record<string, unknown>
-    const secret = options.requestState?.secret ?? (typeof bindings[secretName] === 'string' && bindings[secretName] !== '' ? bindings[secretName] : undefined)
-    if (secret === undefined) console.warn(`mcp-edge: no ${secretName}: input requests work only while one isolate answers every round`)
-    const namespace = bindings[hubName] as DurableObjectNamespace<McpHub> | undefined
+    const tasks = bindings[options.taskBinding ?? 'MCP_TASKS'] as DurableObjectNamespace<TaskObject> | undefined
     handler = createFetchHandler(server, {
       ...options,
-      backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: () => namespace, shards: options.shards, onError: backplaneError }) : undefined),
-      requestState: { ...options.requestState, secret },
+      ...bindingServices(options, env),
+      // Only where tasks are served at all: the binding alone does not advertise the extension.
+      tasks: tasks && (options.tasks || server.usesTasks) && !options.tasks?.store
+        ? { ...options.tasks, store: durableTaskStore({ namespace: () => tasks }) }
+        : options.tasks,
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',
@@ -69,7 +103,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
   }
 
   const path = options.path ?? '/mcp'
-  return {
+  const worker: McpWorker<Env> = {
     // No router here: a Worker pays for every byte it ships (cold start), and one path needs none.
     async fetch(request, env, ctx) {
       if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
@@ -77,4 +111,6 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     },
     notify: (env) => handlerFor(env).notify,
   }
+  definitions.set(worker as McpWorker<never>, { server, options })
+  return worker
 }

@@ -1,7 +1,11 @@
 /** The everything server as a Cloudflare Worker (`npm run dev`, `npm run deploy`; see wrangler.toml). */
-import { createWorker } from '../../adapters/cloudflare/index.js'
+import { createWorker, taskObject } from '../../adapters/cloudflare/index.js'
 import { createEverythingServer } from './server.js'
 
 export { McpHub } from '../../adapters/cloudflare/index.js'
 
-export default createWorker(createEverythingServer())
+const worker = createWorker(createEverythingServer())
+export default worker
+
+/** Where each task lives and runs (the MCP_TASKS binding): the same server and options as the Worker. */
+export class McpTask extends taskObject(worker) {}

@@ -1,9 +1,10 @@
 declare namespace Cloudflare {
   interface Env {
     MCP_HUB: DurableObjectNamespace<import('../../adapters/cloudflare/hub.js').McpHub>
+    MCP_TASKS: DurableObjectNamespace<import('../../examples/everything/worker.js').McpTask>
   }
   interface GlobalProps {
     mainModule: typeof import('../../examples/everything/worker.js')
-    durableNamespaces: 'McpHub'
+    durableNamespaces: 'McpHub' | 'McpTask'
   }
 }

@@ -28,12 +28,12 @@ export function sseReader(body: ReadableStream<Uint8Array>) {
 
 export const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
 
-export function mcpRequest(method: string, params: Record<string, unknown>, id: string | number = 1): Request {
+export function mcpRequest(method: string, params: Record<string, unknown>, id: string | number = 1, meta: Record<string, unknown> = META): Request {
   const headers: Record<string, string> = {
     'content-type': 'application/json', accept: 'application/json, text/event-stream',
     'mcp-protocol-version': '2026-07-28', 'mcp-method': method,
   }
-  const name = method === 'resources/read' ? params.uri : method === 'tools/call' ? params.name : undefined
+  const name = method === 'resources/read' ? params.uri : method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined
   if (typeof name === 'string') headers['mcp-name'] = name
-  return new Request('https://mcp.example.com/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }) })
+  return new Request('https://mcp.example.com/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }) })
 }

@@ -1,6 +1,7 @@
 /**
- * The everything Worker under `wrangler dev` (npm run dev): the conformance suite, the SDK v2 client with
- * listen(), and progress that streams as it happens. This is the real CLI, workerd and the hub DOs.
+ * The everything Worker under `wrangler dev` (npm run dev): the conformance suite (its tasks scenarios with
+ * every task in an McpTask Durable Object), the SDK v2 client with listen(), and progress that streams as it
+ * happens. This is the real CLI, workerd, the hub and the task DOs.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -29,11 +30,17 @@ async function client() {
 }
 
 describe('wrangler dev', () => {
-  it('passes the conformance requirement set, listen checks included', async () => {
+  it('passes the conformance requirement set, listen checks and the tasks scenarios included', async () => {
     const { output, results } = await runConformance(`http://localhost:${port}/mcp`, ['--requirements', '2026-07-28'])
     console.log(summary(output))
     expect(problems(results, REQUIRED)).toEqual([])
     expect(statuses(results, 'server-stateless', LISTEN_CHECKS)).toEqual(LISTEN_CHECKS.map((id) => [id, 'SUCCESS']))
+    // The tasks extension's scenarios come with the requirement set (as extension scenarios, which REQUIRED
+    // does not list; --suite all has none in this CLI), and here every task lives and runs in an McpTask
+    // Durable Object: none may fail or warn.
+    const tasks = [...results.keys()].filter((s) => s.startsWith('tasks-'))
+    expect(tasks.length).toBeGreaterThanOrEqual(10)
+    expect(problems(results, tasks, ['FAILURE', 'WARNING'])).toEqual([])
   }, 240_000)
 
   it('serves the SDK v2 client: calls, MRTR, and progress spread over time', async () => {

@@ -1,0 +1,130 @@
+/**
+ * Tasks on Workers: one McpTask Durable Object per task keeps it and runs it (adapters/cloudflare/task-object.ts).
+ * The store contract against the real objects, then tasks through the everything Worker's fetch.
+ */
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
+import { env, exports } from 'cloudflare:workers'
+import { describe, expect, it } from 'vitest'
+import { durableTaskStore } from '../../adapters/cloudflare/index.js'
+import { TASKS, type TaskRecord } from '../../src/index.js'
+import { describeTaskStore, record } from '../helpers/task-store.js'
+import { META, mcpRequest } from './sse.js'
+
+const store = durableTaskStore({ namespace: () => env.MCP_TASKS })
+describeTaskStore('Durable Object per task', () => store)
+
+const TASK_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} }, elicitation: { form: {} } } }
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function rpc(method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await exports.default.fetch(mcpRequest(method, params, 1, TASK_META))
+  const body = await res.json() as Record<string, any>
+  if (!body.result) throw new Error(`${method}: ${JSON.stringify(body.error)}`)
+  return body.result
+}
+const call = (name: string, args: Record<string, unknown>) => rpc('tools/call', { name, arguments: args })
+const getTask = (taskId: string) => rpc('tasks/get', { taskId })
+
+/** Polls tasks/get until the task has that status (or the time is up). */
+async function until(taskId: string, status: string, timeoutMs = 10_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const task = await getTask(taskId)
+    if (task.status === status || Date.now() > deadline) return task
+    await wait(50)
+  }
+}
+
+const object = (taskId: string) => env.MCP_TASKS.get(env.MCP_TASKS.idFromName(taskId))
+/** What the object holds, read inside it: its stored task, its alarm and whether a run is under way. */
+const inside = (taskId: string) => runInDurableObject(object(taskId), async (instance, state) => ({
+  task: state.storage.kv.get<TaskRecord>('task'),
+  alarm: await state.storage.getAlarm(),
+  running: (instance as unknown as { running: number }).running,
+}))
+
+/** A task id as the extension makes them (128 random bits, base64url): tasks/get refuses other shapes. */
+const taskId = () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+
+describe('tasks in Durable Objects, through the Worker', () => {
+  it('advertises the extension and answers a task tool with a task', async () => {
+    const created = await call('slow_compute', { seconds: 1 })
+    expect(created).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) })
+    expect((await inside(created.taskId)).task?.id).toBe(created.taskId)
+  })
+
+  it('runs slow_compute in the object after the request that made it has ended, to completion', async () => {
+    const { taskId } = await call('slow_compute', { seconds: 2, label: 'answer' })
+    // The tools/call has been answered; the handler runs on inside the object, in its alarm.
+    await wait(300)
+    expect(await inside(taskId)).toMatchObject({ running: 1, task: { status: 'working' } })
+    const done = await until(taskId, 'completed')
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'Computed answer in 2s' }] } })
+    const after = await inside(taskId)
+    expect(after.running).toBe(0)
+    // Nothing runs any more: the alarm now waits for expiry.
+    expect(after.alarm).toBe(after.task!.expiresAt)
+  })
+
+  it('cancels a running task: it ends cancelled and its handler is aborted at once', async () => {
+    const { taskId } = await call('slow_compute', { seconds: 60 })
+    await wait(300)
+    expect((await inside(taskId)).running).toBe(1)
+    expect(await rpc('tasks/cancel', { taskId })).toMatchObject({ resultType: 'complete' })
+    // The handler's signal aborts the 60 s sleep: the run ends well before its lease would be renewed (10 s).
+    const deadline = Date.now() + 2000
+    while ((await inside(taskId)).running > 0 && Date.now() < deadline) await wait(20)
+    expect((await inside(taskId)).running).toBe(0)
+    expect(await getTask(taskId)).toMatchObject({ status: 'cancelled', statusMessage: expect.stringMatching(/cancelled/i) })
+  })
+
+  it('asks for input inside the task (confirm_delete), takes the answer by tasks/update, and completes', async () => {
+    const { taskId } = await call('confirm_delete', { filename: 'notes.txt' })
+    const waiting = await until(taskId, 'input_required')
+    expect(waiting.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Delete notes.txt?' } })
+    expect(await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } })).toMatchObject({ resultType: 'complete' })
+    expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Deleted notes.txt' }] } })
+  })
+
+  it('keeps a task across the eviction of its object between polls', async () => {
+    const { taskId } = await call('confirm_delete', {})
+    await until(taskId, 'input_required')
+    await runInDurableObject(object(taskId), async (instance) => {
+      ;(instance as unknown as { marker?: number }).marker = 1
+    })
+    await abortAllDurableObjects() // every object restarts: only what is in storage survives
+    const marker = await runInDurableObject(object(taskId), async (instance) => (instance as unknown as { marker?: number }).marker)
+    expect(marker).toBeUndefined()
+    expect(await getTask(taskId)).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } })
+    await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'decline' } } })
+    expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Kept the file' }] } })
+  })
+})
+
+describe('the task object\'s alarm', () => {
+  it('fails a working task whose lease ran out, with nobody polling', async () => {
+    // A runner that went away (its instance ended) leaves a lease that is never renewed.
+    const now = Date.now()
+    const task = record({
+      id: taskId(), owner: '', lease: { holder: 'gone', until: now + 300 }, expiresAt: now + 300 + 60_000,
+      work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '2026-07-28', client: { capabilities: {} } },
+    })
+    await store.create(task)
+    expect((await inside(task.id)).alarm).toBe(now + 300)
+    const deadline = Date.now() + 5000
+    while ((await inside(task.id)).task?.status === 'working' && Date.now() < deadline) await wait(50)
+    const { task: stored, alarm } = await inside(task.id)
+    expect(stored).toMatchObject({ status: 'failed', version: 2, error: { code: -32603, message: expect.stringMatching(/lost/) } })
+    expect(stored!.lease).toBeUndefined()
+    expect(alarm).toBe(stored!.expiresAt)
+  })
+
+  it('forgets the task at expiresAt: storage and alarm are gone', async () => {
+    const task = record({ id: taskId(), status: 'completed', lease: undefined, expiresAt: Date.now() + 300 })
+    await store.create(task)
+    const deadline = Date.now() + 5000
+    while ((await inside(task.id)).task !== undefined && Date.now() < deadline) await wait(50)
+    expect(await inside(task.id)).toEqual({ task: undefined, alarm: null, running: 0 })
+    expect(await store.get(task.id)).toBeUndefined()
+  })
+})
