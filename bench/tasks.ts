@@ -65,7 +65,7 @@ try {
     const latency = await sequential(TASKS, () => createToCompleted(server.url))
     const plain = await sequential(TASKS, () => plainCall(server.url))
     const runs = { call: [] as WrkResult[], get: [] as WrkResult[] }
-    for (const [kind, r] of [['call', ECHO], ['get', getTask(taskId)]] as const) await wrk(server.url, r, { seconds: 1, connections: CONNECTIONS })
+    for (const r of [ECHO, getTask(taskId)]) await wrk(server.url, r, { seconds: 1, connections: CONNECTIONS })
     for (let round = 0; round < ROUNDS; round++) {
       for (const [kind, r] of (round % 2 ? [['get', getTask(taskId)], ['call', ECHO]] : [['call', ECHO], ['get', getTask(taskId)]]) as ['call' | 'get', Request][]) {
         const result = await wrk(server.url, r, { seconds: SECONDS, connections: CONNECTIONS })
