@@ -82,7 +82,9 @@ describe('redis task store', () => {
       ['a hash whose record is not JSON', (k) => admin.hset(k, 'record', '{"id":')],
       ['a hash whose record is JSON null', (k) => admin.hset(k, 'record', 'null')],
       ['a hash whose record names another id', (k) => admin.hset(k, 'record', JSON.stringify(record()))],
+      ['a hash whose record\'s version is not a number', (k) => admin.hset(k, 'record', JSON.stringify({ ...record(), id: idOf(k), version: '1' }))],
     ]
+    const idOf = (key: string) => key.slice(`${p}task:`.length)
     for (const [what, write] of foreign) {
       const task = record()
       const key = `${p}task:${task.id}`
