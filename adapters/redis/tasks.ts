@@ -31,6 +31,7 @@ type Scripted = Redis & {
   mcpEdgeTaskPut(key: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
 }
 
+// Someone else's value under the prefix is no task: it must not crash the request that happened on its key.
 const parse = (id: string, text: string | null): TaskRecord | undefined => {
   if (text === null) return undefined
   try {
