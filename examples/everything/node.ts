@@ -1,17 +1,28 @@
 /**
  * `npm start`: the everything server on Node at http://127.0.0.1:3000/mcp (PORT and HOST override).
- * With REDIS_URL set, listen streams fan out across every process sharing that Redis.
+ * With REDIS_URL set, listen streams fan out across every process sharing that Redis, and tasks live in it,
+ * so any process can read, answer or cancel a task another one created (REDIS_PREFIX keeps servers sharing
+ * one Redis apart). MCP_TASK_LEASE_MS sets how long a task runner's lease lasts unless renewed (default
+ * 30 s): a task whose process dies fails that long after, when it is next read.
  */
 import { serve } from '../../adapters/node/index.js'
-import { redisBackplane } from '../../adapters/redis/index.js'
+import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
 import { createEverythingServer } from './server.js'
 
-const backplane = process.env.REDIS_URL ? redisBackplane({ url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX }) : undefined
+const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
+const backplane = redis ? redisBackplane(redis) : undefined
+const store = redis ? redisTaskStore(redis) : undefined
+const leaseMs = process.env.MCP_TASK_LEASE_MS ? Number(process.env.MCP_TASK_LEASE_MS) : undefined
 const running = await serve(createEverythingServer(), {
   port: Number(process.env.PORT ?? 3000),
   host: process.env.HOST ?? '127.0.0.1',
   backplane,
+  tasks: { store, leaseMs },
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET },
 })
-running.http.once('close', () => void backplane?.close())
-console.error(`mcp-edge everything server listening on ${running.url}${backplane ? ' (Redis backplane)' : ''}`)
+// Closed after the server, whose shutdown still writes to the store (tasks running here end failed).
+running.http.once('close', () => {
+  void backplane?.close()
+  void store?.close()
+})
+console.error(`mcp-edge everything server listening on ${running.url}${redis ? ' (Redis backplane and task store)' : ''}`)

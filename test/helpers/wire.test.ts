@@ -36,6 +36,18 @@ describe('validateServerMessage', () => {
     expect(validateServerMessage('2025-03-26', 'tools/call', { jsonrpc: '2.0', method: 'notifications/progress', params: {} }).join()).toMatch(/progress/)
   })
 
+  it('checks the tasks extension\'s answers against its own schema', () => {
+    const task = { taskId: 't', status: 'completed', createdAt: 'x', lastUpdatedAt: 'x', ttlMs: 1, result: { content: [] } }
+    const get = { jsonrpc: '2.0', id: 1, result: { ...task, resultType: 'complete' } }
+    expect(validateServerMessage('2026-07-28', 'tasks/get', get)).toEqual([])
+    const { ttlMs: _, ...noTtl } = get.result
+    expect(validateServerMessage('2026-07-28', 'tasks/get', { ...get, result: noTtl }).join()).toMatch(/ttlMs/)
+    expect(validateServerMessage('2026-07-28', 'tasks/update', { jsonrpc: '2.0', id: 1, result: {} }).join()).toMatch(/resultType/)
+    const created = { jsonrpc: '2.0', id: 1, result: { ...task, status: 'done', resultType: 'task' } }
+    expect(validateServerMessage('2026-07-28', 'tools/call', created).join()).toMatch(/status/)
+    expect(validateServerMessage('2026-07-28', 'tools/call', { jsonrpc: '2.0', method: 'notifications/tasks', params: {} }).join()).toMatch(/taskId/)
+  })
+
   it('checks answers to versions nobody knows in the newest dialect', () => {
     expect(validateServerMessage('2099-01-01', 'tools/list', { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }).join()).toMatch(/data/)
   })

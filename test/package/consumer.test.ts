@@ -94,6 +94,7 @@ describe('the packed package in a consumer project', () => {
     expect(out.resolved).toBe(pathToFileURL(join(consumer.dir, 'node_modules/mcp-edge/dist/src/index.js')).href)
     expect(out.subpaths['mcp-edge/node']).toContain('serve')
     expect(out.subpaths['mcp-edge/redis']).toContain('redisBackplane')
+    expect(out.subpaths['mcp-edge/redis']).toContain('redisTaskStore')
     expect(out.status).toBe(200)
     expect(out.contentType).toBe('application/json')
     expect(out.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }] } })

@@ -3,27 +3,10 @@
  * on the other; across a Redis restart the stream stays open and receives the refetch cue.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from '../helpers/async.js'
+import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
 import { ownRedis } from '../helpers/redis.js'
-
-function startServer(redisUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/everything/node.ts'], {
-    env: { ...process.env, PORT: '0', REDIS_URL: redisUrl, MCP_REQUEST_STATE_SECRET: 's'.repeat(32) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let log = ''
-  return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (c) => {
-      log += c
-      const m = /listening on (\S+)/.exec(log)
-      if (m) resolve({ child, url: m[1]! })
-    })
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)))
-  })
-}
 
 async function client(url: string) {
   const c = new Client({ name: 'fanout-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
@@ -32,20 +15,15 @@ async function client(url: string) {
 }
 
 let redis: Awaited<ReturnType<typeof ownRedis>>
-let a: { child: ChildProcess; url: string }
-let b: { child: ChildProcess; url: string }
+let a: EverythingProcess
+let b: EverythingProcess
 beforeAll(async () => {
   redis = await ownRedis()
-  ;[a, b] = await Promise.all([startServer(redis.url), startServer(redis.url)])
+  const env = { REDIS_URL: redis.url, MCP_REQUEST_STATE_SECRET: 's'.repeat(32) }
+  ;[a, b] = await Promise.all([startEverythingProcess(env), startEverythingProcess(env)])
 })
 afterAll(async () => {
-  for (const p of [a, b]) {
-    if (p?.child.exitCode === null) {
-      const exited = once(p.child, 'exit')
-      p.child.kill('SIGTERM')
-      await exited
-    }
-  }
+  await Promise.all([a?.stop(), b?.stop()])
   await redis?.stop()
 })
 

@@ -1,0 +1,83 @@
+import { Redis } from 'ioredis'
+import type { TaskRecord, TaskStore } from '../../src/index.js'
+
+export interface RedisTaskStoreOptions {
+  /** `redis://host:port/db`; or pass a `client` to share one. */
+  url?: string | undefined
+  /** A connection to share (closing the store leaves it open). */
+  client?: Redis | undefined
+  /** Prepended to every key, so several servers can share one Redis (default `mcp-edge:`). */
+  prefix?: string | undefined
+}
+
+// A task is a hash of its version beside its JSON, so that the scripts compare versions without parsing
+// JSON, and each write sets the expiry in the same step: a key never outlives the expiresAt it was written with.
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'record', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return 1`
+
+// Another program's key under the prefix (not a hash, or no record in it) is a mismatch, not an error.
+const PUT = `
+if redis.call('TYPE', KEYS[1]).ok ~= 'hash' or redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
+  or redis.call('HEXISTS', KEYS[1], 'record') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return 1`
+
+type Scripted = Redis & {
+  mcpEdgeTaskCreate(key: string, version: string, record: string, expiresAt: number): Promise<number>
+  mcpEdgeTaskPut(key: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
+}
+
+// Someone else's value under the prefix is no task: it must not crash the request that happened on its key.
+const parse = (id: string, text: string | null): TaskRecord | undefined => {
+  if (text === null) return undefined
+  try {
+    const task = JSON.parse(text) as TaskRecord | null
+    return typeof task === 'object' && task?.id === id && Number.isInteger(task.version) ? task : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Tasks in Redis, one key per task, shared by every instance that uses the same Redis and prefix. Each
+ * operation is one round trip (scripts run by EVALSHA); a write is acknowledged once the primary has it,
+ * so any instance reading the primary sees it next (a failover to a replica that lagged can still lose it).
+ */
+export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore & { close(): Promise<void> } {
+  const prefix = options.prefix ?? 'mcp-edge:'
+  const owned = !options.client
+  const redis = (options.client ?? (options.url ? new Redis(options.url) : new Redis())) as Scripted
+  redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 1, lua: CREATE })
+  redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 1, lua: PUT })
+  const key = (id: string) => `${prefix}task:${id}`
+
+  return {
+    async create(task) {
+      if (!(await redis.mcpEdgeTaskCreate(key(task.id), String(task.version), JSON.stringify(task), task.expiresAt))) {
+        throw new Error(`task ${task.id} exists`)
+      }
+    },
+    async get(id) {
+      try {
+        return parse(id, await redis.hget(key(id), 'record'))
+      } catch (e) {
+        if (e instanceof Error && e.message.startsWith('WRONGTYPE')) return undefined
+        throw e
+      }
+    },
+    async put(task) {
+      const written = await redis.mcpEdgeTaskPut(key(task.id), String(task.version - 1), String(task.version), JSON.stringify(task), task.expiresAt)
+      return written === 1
+    },
+    async close() {
+      if (!owned) return
+      // QUIT lets writes in flight finish; a connection that is not up has nothing to finish.
+      if (redis.status === 'ready') await redis.quit()
+      else redis.disconnect()
+    },
+  }
+}
