@@ -1,13 +1,18 @@
 /**
  * The everything server as an AWS Lambda function with a streaming function URL (`npm run build:lambda`
  * bundles it; template.yaml deploys it; `npm run start:lambda` runs it locally under the real runtime
- * client). With REDIS_URL set, listen streams hear changes made by any instance, and input requests
- * complete on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET, shared by all, signs them).
+ * client). With REDIS_URL set, listen streams hear changes made by any instance, input requests complete
+ * on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET, shared by all, signs them), and tasks
+ * live in Redis: a task runs on in the invocation that made it, after its response, within the function's
+ * timeout, and any instance reads, answers or cancels it.
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
-import { redisBackplane } from '../../adapters/redis/index.js'
+import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
 import { createEverythingServer } from './server.js'
 
-const backplane = process.env.REDIS_URL ? redisBackplane({ url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX }) : undefined
+const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
 
-export const handler = createLambdaHandler(createEverythingServer(), { backplane })
+export const handler = createLambdaHandler(createEverythingServer(), {
+  backplane: redis && redisBackplane(redis),
+  tasks: { store: redis && redisTaskStore(redis) },
+})

@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../adapters/node/index.js'
 import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary, taskProblems } from '../helpers/conformance.js'
-import { startEverything } from '../helpers/server.js'
+import { randomBytes } from 'node:crypto'
+import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
+import { REDIS_URL } from '../helpers/redis.js'
+import { startEverything, TEST_SECRET } from '../helpers/server.js'
 
 let running: RunningServer
 // The DNS-rebinding scenario needs a loopback name in the URL.
@@ -30,5 +33,20 @@ describe('official conformance suite (Node)', () => {
     console.log(summary(output))
     expect(problems(results, undefined, ['FAILURE', 'WARNING'])).toEqual([])
     expect(statuses(results, 'server-stateless', LISTEN_CHECKS)).toEqual(LISTEN_CHECKS.map((id) => [id, 'SUCCESS']))
+  }, 240_000)
+})
+
+describe('official conformance suite (npm start with REDIS_URL: Redis backplane and task store)', () => {
+  let server: EverythingProcess
+  beforeAll(async () => {
+    server = await startEverythingProcess({ REDIS_URL, REDIS_PREFIX: `conformance-${randomBytes(4).toString('hex')}:`, MCP_REQUEST_STATE_SECRET: TEST_SECRET })
+  })
+  afterAll(() => server?.stop())
+
+  it('passes every scenario 2026-07-28 requires, and every tasks-* check', async () => {
+    const { output, results } = await runConformance(server.url.replace('127.0.0.1', 'localhost'), ['--requirements', '2026-07-28'])
+    console.log(summary(output))
+    expect(problems(results, REQUIRED)).toEqual([])
+    expect(taskProblems(results)).toEqual([])
   }, 240_000)
 })

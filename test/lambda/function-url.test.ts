@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LOOPBACK_HOSTS } from '../../src/index.js'
-import { problems, REQUIRED, runConformance, summary } from '../helpers/conformance.js'
+import { problems, REQUIRED, runConformance, summary, taskProblems } from '../helpers/conformance.js'
 import { until } from '../helpers/async.js'
 import { startFunction, type LocalFunction } from '../helpers/lambda.js'
 import { REDIS_URL } from '../helpers/redis.js'
@@ -46,11 +46,12 @@ async function connect() {
 }
 
 describe('examples/everything on the local function URL', () => {
-  it('passes the conformance requirement set', async () => {
+  it('passes the conformance requirement set, and every tasks-* check with tasks in Redis', async () => {
     const { output, results } = await runConformance(`http://localhost:${fn.port}/mcp`, ['--requirements', '2026-07-28'])
     console.log(summary(output))
     expect(problems(results, REQUIRED)).toEqual([])
     expect(REQUIRED.filter((s) => !results.has(s))).toEqual([])
+    expect(taskProblems(results)).toEqual([])
   }, 240_000)
 
   it('streams progress as it happens, through the hold Lambda puts on small writes', async () => {
