@@ -7,12 +7,12 @@ import { validResponse } from '../exchange/input.js'
 import type { Extension, ListenField, MethodDescriptor } from '../exchange/method.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
-import { inputResponseTaskId, readTask, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
+import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, TASKS, taskFields, type TaskSettings } from './records.js'
 import type { Runtime } from '../exchange/runtime.js'
 import { runTask, startTask, type Work } from './runner.js'
-import { change, newHolder, ownTask, taskTopic, type TaskHost, type TaskService } from './service.js'
+import { change, newHolder, ownTask, readTask, taskTopic, type TaskHost, type TaskService } from './service.js'
 
 export interface TaskOptions {
   /** Where tasks live (default: this process's memory). Share one store between every instance. */
@@ -120,7 +120,6 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
     }
   }
 
-  // Nothing watches a lease in the background: the first read after it ran out fails the task.
   const get = method('tasks/get', async (c) => detailedTask(await readTask(c, service)), async (c) => seedTask(c, await readTask(c, service)))
 
   const respond = async (c: Call, taskId: unknown) => {

@@ -5,8 +5,8 @@ import type { ServerCapabilities } from '../protocol/types.js'
 import type { Call } from '../exchange/call.js'
 import { isResync, type Subscription } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
-import { finish, reapLost, TASKS, taskFields } from './records.js'
-import { change, ownTask, taskTopic, type TaskService } from './service.js'
+import { finish, TASKS, taskFields } from './records.js'
+import { change, readTask, taskTopic, type TaskService } from './service.js'
 
 // The seed draft's core tasks (DRAFT-2026-v1, DIGEST §9.1), from the same store as the extension: a client
 // asks for a task with `params.task`, gets `{task}`, and may block on tasks/result or list its tasks.
@@ -34,12 +34,6 @@ export function seedWantsTask(call: Call, support: 'optional' | 'required' | und
   if (asked && !support) throw new McpError(METHOD_NOT_FOUND, `Tool ${String(call.params.name)} does not run as a task`)
   if (!asked && support === 'required') throw new McpError(METHOD_NOT_FOUND, `Tool ${String(call.params.name)} runs only as a task: send params.task`)
   return asked !== undefined
-}
-
-/** The task named by `params.taskId` (or the related-task `_meta` the draft's example uses), failed if its runner was lost. */
-export async function readTask(call: Call, service: TaskService, taskId = call.params.taskId): Promise<TaskRecord> {
-  const task = await ownTask(service, { taskId }, call.principal)
-  return (await change(call.runtime, service, task.id, (t) => reapLost(t, service.settings))).task ?? task
 }
 
 export const seedTask = (call: Call, task: TaskRecord): JsonObject => taskFields(task, call.profile)

@@ -1,9 +1,10 @@
 import { invalidParams } from '../protocol/errors.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import type { Call } from '../exchange/call.js'
 import type { Cancellation } from '../exchange/cancellation.js'
 import type { Runtime } from '../exchange/runtime.js'
 import type { TaskRecord, TaskStore } from '../state/tasks.js'
-import { detailedTask, TASK_ID, type TaskSettings } from './records.js'
+import { detailedTask, reapLost, TASK_ID, type TaskSettings } from './records.js'
 
 /** What a task runner borrows from the request that started it: bindings, keep-alive and its time limit. */
 export interface TaskHost {
@@ -64,6 +65,17 @@ export async function ownTask(service: TaskService, params: JsonObject, principa
   // Another principal's task is answered as if it did not exist: an id that leaked reveals nothing.
   if (!task || task.owner !== (principal ?? '')) throw invalidParams(`Unknown task: ${id}`)
   return task
+}
+
+/**
+ * The asker's task named by `taskId`, failed first if its runner was lost: nothing watches leases in the
+ * background, so the first read after one ran out does it.
+ */
+export async function readTask(call: Call, service: TaskService, taskId = call.params.taskId): Promise<TaskRecord> {
+  const task = await ownTask(service, { taskId }, call.principal)
+  // One read when the lease holds (nearly always); the write, and its re-read, only for a lost runner.
+  if (!reapLost(task, service.settings)) return task
+  return (await change(call.runtime, service, task.id, (t) => reapLost(t, service.settings))).task ?? task
 }
 
 /** A random name for one run of a task: its lease holder. */
