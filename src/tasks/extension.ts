@@ -6,13 +6,13 @@ import { withInput, type Call } from '../exchange/call.js'
 import { validResponse } from '../exchange/input.js'
 import type { Extension, ListenField, MethodDescriptor } from '../exchange/method.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
+import type { Runtime } from '../exchange/runtime.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
-import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, TASKS, taskFields, type TaskSettings } from './records.js'
-import type { Runtime } from '../exchange/runtime.js'
 import { runTask, startTask, type Work } from './runner.js'
-import { change, newHolder, ownTask, readTask, taskTopic, type TaskHost, type TaskService } from './service.js'
+import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
+import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type TaskHost, type TaskService } from './service.js'
 
 export interface TaskOptions {
   /** Where tasks live (default: this process's memory). Share one store between every instance. */
@@ -40,11 +40,6 @@ const declared = (call: Call): boolean => isObject(call.client.capabilities.exte
 const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
 const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
 
-/**
- * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): `tools/call` of a tool with `task` set
- * answers a CreateTaskResult and the handler runs on in a task runner; `tasks/get`, `tasks/update` and
- * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
- */
 export interface TasksExtension extends Extension {
   /**
    * Runs a task leased to `holder` here, to its next stop (an outcome, or input it waits for): what a store
@@ -57,6 +52,13 @@ export interface TasksExtension extends Extension {
 export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
   runtime.extensions.find((e): e is TasksExtension => e.id === TASKS && 'run' in e)
 
+/**
+ * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): `tools/call` of a tool with `task` set
+ * answers a CreateTaskResult and the handler runs on in a task runner; `tasks/get`, `tasks/update` and
+ * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
+ * Requests at the seed draft get its core tasks from the same store (./seed.ts). Served by every runtime
+ * whose server has a task tool (src/exchange/runtime.ts), so it is rarely made by hand.
+ */
 export function tasksExtension(options: TaskOptions = {}): TasksExtension {
   const settings: TaskSettings = {
     ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
@@ -144,11 +146,8 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
   const list = method('tasks/list', (c) => seedList(c, service), undefined, 'core')
 
   const cancel = method('tasks/cancel', async (c) => {
-      const task = await ownTask(service, c.params, c.principal)
-      await change(c.runtime, service, task.id, (t) => finish(t, settings, 'cancelled', { statusMessage: 'Cancelled at the client\'s request' }))
-      // Cooperative: a runner here is told now; one elsewhere finds out when it next renews its lease.
-      service.running.get(task.id)?.abort(new Error('The task was cancelled'))
-      return {}
+    await cancelTask(c, service, await ownTask(service, c.params, c.principal))
+    return {}
   }, (c) => seedCancel(c, service))
 
   // The seed draft shows on each tool whether it runs as a task.

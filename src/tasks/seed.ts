@@ -5,8 +5,8 @@ import type { ServerCapabilities } from '../protocol/types.js'
 import type { Call } from '../exchange/call.js'
 import { isResync, type Subscription } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
-import { finish, TASKS, taskFields } from './records.js'
-import { change, readTask, taskTopic, type TaskService } from './service.js'
+import { TASKS, taskFields } from './records.js'
+import { cancelTask, readTask, taskTopic, type TaskService } from './service.js'
 
 // The seed draft's core tasks (DRAFT-2026-v1, DIGEST §9.1), from the same store as the extension: a client
 // asks for a task with `params.task`, gets `{task}`, and may block on tasks/result or list its tasks.
@@ -103,9 +103,8 @@ export async function seedList(call: Call, service: TaskService): Promise<JsonOb
 /** `tasks/cancel` at the draft: the cancelled Task; a task already ended cannot be (-32602). */
 export async function seedCancel(call: Call, service: TaskService): Promise<JsonObject> {
   const task = await readTask(call, service)
-  const { task: after, changed } = await change(call.runtime, service, task.id, (t) => finish(t, service.settings, 'cancelled', { statusMessage: "Cancelled at the client's request" }))
+  const { task: after, changed } = await cancelTask(call, service, task)
   if (!changed) throw new McpError(INVALID_PARAMS, `Task ${task.id} has already ended (${after?.status ?? task.status})`)
-  service.running.get(task.id)?.abort(new Error('The task was cancelled'))
   return seedTask(call, after!)
 }
 

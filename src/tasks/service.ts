@@ -4,7 +4,7 @@ import type { Call } from '../exchange/call.js'
 import type { Cancellation } from '../exchange/cancellation.js'
 import type { Runtime } from '../exchange/runtime.js'
 import type { TaskRecord, TaskStore } from '../state/tasks.js'
-import { detailedTask, reapLost, TASK_ID, type TaskSettings } from './records.js'
+import { detailedTask, finish, reapLost, TASK_ID, type TaskSettings } from './records.js'
 
 /** What a task runner borrows from the request that started it: bindings, keep-alive and its time limit. */
 export interface TaskHost {
@@ -76,6 +76,16 @@ export async function readTask(call: Call, service: TaskService, taskId = call.p
   // One read when the lease holds (nearly always); the write, and its re-read, only for a lost runner.
   if (!reapLost(task, service.settings)) return task
   return (await change(call.runtime, service, task.id, (t) => reapLost(t, service.settings))).task ?? task
+}
+
+/**
+ * Cancels a task that has not ended (cooperatively: a runner here is aborted now, one elsewhere through
+ * the backplane, runner.ts). `changed` is false when it had already ended.
+ */
+export async function cancelTask(call: Call, service: TaskService, task: TaskRecord): Promise<{ task: TaskRecord | undefined; changed: boolean }> {
+  const outcome = await change(call.runtime, service, task.id, (t) => finish(t, service.settings, 'cancelled', { statusMessage: "Cancelled at the client's request" }))
+  service.running.get(task.id)?.abort(new Error('The task was cancelled'))
+  return outcome
 }
 
 /** A random name for one run of a task: its lease holder. */
