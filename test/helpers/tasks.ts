@@ -1,7 +1,8 @@
 /** Requests of a client that declares the tasks extension (and elicitation), to a handler in-process or over HTTP. */
-import { expect } from 'vitest'
-import { TASKS } from '../../src/index.js'
-import { META_2026, modernHeaders, rpc } from './server.js'
+import { afterEach, expect } from 'vitest'
+import { createFetchHandler, McpServer, TASKS, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { META_2026, modernHeaders, rpc, TEST_SECRET } from './server.js'
 
 export const TASK_CAPABILITIES = { extensions: { [TASKS]: {} }, elicitation: {} }
 
@@ -43,4 +44,20 @@ export function taskClient(target: Handler | string, headers: Record<string, str
     },
   }
   return client
+}
+
+/**
+ * Makes fetch handlers (the everything server by default) and closes each after its test, so that task
+ * runners and listen streams of one test end with it.
+ */
+export function handlerPool(): (options?: HandlerOptions, server?: McpServer) => FetchHandler {
+  const open: FetchHandler[] = []
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((h) => h.close()))
+  })
+  return (options = {}, server = createEverythingServer()) => {
+    const handler = createFetchHandler(server, { requestState: { secret: TEST_SECRET }, ...options })
+    open.push(handler)
+    return handler
+  }
 }

@@ -3,11 +3,11 @@
  * results with ttl, tasks/result blocking until the end, tasks/list of one's own, tasks/cancel answering the
  * Task, tasks/input_response, and notifications/tasks/status. Answers are checked against the draft schema.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, memoryTaskStore, type FetchHandler, type HandlerOptions } from '../../src/index.js'
-import { createEverythingServer } from '../../examples/everything/server.js'
+import { describe, expect, it } from 'vitest'
+import { McpServer, memoryTaskStore, type HandlerOptions } from '../../src/index.js'
 import { deferred } from '../helpers/async.js'
-import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
+import { META_2026, rpc } from '../helpers/server.js'
+import { handlerPool } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
 const SEED = (capabilities: Record<string, unknown> = { elicitation: {} }) => ({
@@ -16,14 +16,10 @@ const SEED = (capabilities: Record<string, unknown> = { elicitation: {} }) => ({
   'io.modelcontextprotocol/clientCapabilities': capabilities,
 })
 
-const handlers: FetchHandler[] = []
-afterEach(async () => {
-  await Promise.all(handlers.splice(0).map((h) => h.close()))
-})
+const newHandler = handlerPool()
 
-function setup(options: HandlerOptions = {}, server: McpServer = createEverythingServer()) {
-  const handler = createFetchHandler(server, { requestState: { secret: TEST_SECRET }, ...options })
-  handlers.push(handler)
+function setup(options: HandlerOptions = {}, server?: McpServer) {
+  const handler = newHandler(options, server)
   let id = 0
   const call = (method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
     rpc((r) => handler(new Request(r, { headers: { ...Object.fromEntries(r.headers), ...headers } })), method, { ...params, _meta: { ...SEED(), ...(params._meta as object) } }, { id: ++id })
@@ -37,7 +33,7 @@ function setup(options: HandlerOptions = {}, server: McpServer = createEverythin
 
 describe('seed draft core tasks (DRAFT-2026-v1)', () => {
   it('advertises the tasks capability (not the extension) and each tool’s taskSupport', async () => {
-    const { result } = setup()
+    const { result, handler } = setup()
     const caps = (await result('server/discover', {})).capabilities
     expect(caps.tasks).toEqual({ cancel: {}, list: {}, requests: { tools: { call: {} } } })
     expect(caps).not.toHaveProperty('extensions')
@@ -45,7 +41,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
     const support = Object.fromEntries(tools.map((t: any) => [t.name, t.execution?.taskSupport]))
     expect(support).toMatchObject({ greet: undefined, slow_compute: 'optional', failing_job: 'required' })
     // 2026-07-28 keeps the extension and shows no execution member.
-    const modern = await rpc(handlers[0]!, 'tools/list', { _meta: META_2026() })
+    const modern = await rpc(handler, 'tools/list', { _meta: META_2026() })
     expect(modern.body.result.tools.find((t: any) => t.name === 'slow_compute')).not.toHaveProperty('execution')
   })
 
@@ -125,10 +121,10 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
   })
 
   it('keeps the forms apart: the extension methods do not exist at the draft, nor the draft’s at 2026-07-28', async () => {
-    const { call } = setup()
+    const { call, handler } = setup()
     expect((await call('tasks/update', { taskId: 'AAAAAAAAAAAAAAAAAAAAAA', inputResponses: {} })).body.error.code).toBe(-32601)
     for (const method of ['tasks/result', 'tasks/list', 'tasks/input_response']) {
-      const res = await rpc(handlers[0]!, method, { taskId: 'AAAAAAAAAAAAAAAAAAAAAA', _meta: META_2026({ extensions: { 'io.modelcontextprotocol/tasks': {} } }) })
+      const res = await rpc(handler, method, { taskId: 'AAAAAAAAAAAAAAAAAAAAAA', _meta: META_2026({ extensions: { 'io.modelcontextprotocol/tasks': {} } }) })
       expect([method, res.status, res.body.error.code]).toEqual([method, 404, -32601])
     }
   })

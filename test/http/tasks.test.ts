@@ -3,24 +3,21 @@
  * task, cancellation, leases, deadlines, shutdown, TTL, principals and listen notifications. Every answer
  * is checked against the extension's schema (test/helpers/wire.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, TASKS, type FetchHandler, type HandlerOptions, type RuntimeContext, type TaskRecord,
+  createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, TASKS, type HandlerOptions, type RuntimeContext, type TaskRecord,
 } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from '../helpers/async.js'
-import { META_2026, modernHeaders, openListen, rpc, TEST_SECRET } from '../helpers/server.js'
+import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
+import { handlerPool } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
 const WITH_TASKS = { extensions: { [TASKS]: {} }, elicitation: {} }
-const handlers: FetchHandler[] = []
-afterEach(async () => {
-  await Promise.all(handlers.splice(0).map((h) => h.close()))
-})
+const newHandler = handlerPool()
 
-function setup(options: HandlerOptions = {}, server: McpServer = createEverythingServer()) {
-  const handler = createFetchHandler(server, { requestState: { secret: TEST_SECRET }, ...options })
-  handlers.push(handler)
+function setup(options: HandlerOptions = {}, server?: McpServer) {
+  const handler = newHandler(options, server)
   let id = 0
   const call = (method: string, params: Record<string, unknown>, caps: Record<string, unknown> = WITH_TASKS, headers?: Record<string, string>, platform?: RuntimeContext) =>
     rpc((r) => handler(r, platform), method, { ...params, _meta: META_2026(caps) }, { id: ++id, headers: headers && { ...modernHeaders(method, params), ...headers } })
@@ -96,12 +93,12 @@ describe('tasks: creation and reading', () => {
   })
 
   it('checks Mcp-Name against taskId on the three task methods (-32020, 400)', async () => {
-    const { call, result } = setup()
+    const { call, result, handler } = setup()
     const { taskId } = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 5 } })
     const wrong = await call('tasks/get', { taskId }, undefined, { 'mcp-name': 'someone-else' })
     expect([wrong.status, wrong.body.error.code]).toEqual([400, -32020])
     const params = { taskId, _meta: META_2026(WITH_TASKS) }
-    const missing = await rpc((r) => handlers[0]!(r), 'tasks/cancel', params, { headers: modernHeaders('tasks/cancel', {}) })
+    const missing = await rpc((r) => handler(r), 'tasks/cancel', params, { headers: modernHeaders('tasks/cancel', {}) })
     expect([missing.status, missing.body.error.code]).toEqual([400, -32020])
     expect(missing.body.error.message).toContain('Mcp-Name')
   })
