@@ -12,23 +12,37 @@ export interface RedisTaskStoreOptions {
 
 // A task is a hash of its version beside its JSON, so that the scripts compare versions without parsing
 // JSON, and each write sets the expiry in the same step: a key never outlives the expiresAt it was written with.
-const CREATE = `
+// The owner's index (a sorted set by creation time, for the seed draft's tasks/list) lives as long as the
+// longest-lived of its tasks: its expiry only ever moves later (without PEXPIREAT GT, which needs Redis 7).
+const KEEP_INDEX = `
+local function keepIndex(index, expiresAt)
+  local left = redis.call('PTTL', index)
+  local now = redis.call('TIME')
+  if left < 0 or tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + left < tonumber(expiresAt) then
+    redis.call('PEXPIREAT', index, expiresAt)
+  end
+end`
+
+const CREATE = `${KEEP_INDEX}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'record', ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+keepIndex(KEYS[2], ARGV[3])
 return 1`
 
 // Another program's key under the prefix (not a hash, or no record in it) is a mismatch, not an error.
-const PUT = `
+const PUT = `${KEEP_INDEX}
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' or redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
   or redis.call('HEXISTS', KEYS[1], 'record') == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+keepIndex(KEYS[2], ARGV[4])
 return 1`
 
 type Scripted = Redis & {
-  mcpEdgeTaskCreate(key: string, version: string, record: string, expiresAt: number): Promise<number>
-  mcpEdgeTaskPut(key: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
+  mcpEdgeTaskCreate(key: string, index: string, version: string, record: string, expiresAt: number, createdAt: number, id: string): Promise<number>
+  mcpEdgeTaskPut(key: string, index: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
 }
 
 // Someone else's value under the prefix is no task: it must not crash the request that happened on its key.
@@ -51,27 +65,52 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
   const prefix = options.prefix ?? 'mcp-edge:'
   const owned = !options.client
   const redis = (options.client ?? (options.url ? new Redis(options.url) : new Redis())) as Scripted
-  redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 1, lua: CREATE })
-  redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 1, lua: PUT })
+  redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 2, lua: CREATE })
+  redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
   const key = (id: string) => `${prefix}task:${id}`
+  const index = (owner: string) => `${prefix}owner:${owner}`
+  const get = async (id: string) => {
+    try {
+      return parse(id, await redis.hget(key(id), 'record'))
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith('WRONGTYPE')) return undefined
+      throw e
+    }
+  }
 
   return {
     async create(task) {
-      if (!(await redis.mcpEdgeTaskCreate(key(task.id), String(task.version), JSON.stringify(task), task.expiresAt))) {
+      if (!(await redis.mcpEdgeTaskCreate(key(task.id), index(task.owner), String(task.version), JSON.stringify(task), task.expiresAt, task.createdAt, task.id))) {
         throw new Error(`task ${task.id} exists`)
       }
     },
-    async get(id) {
-      try {
-        return parse(id, await redis.hget(key(id), 'record'))
-      } catch (e) {
-        if (e instanceof Error && e.message.startsWith('WRONGTYPE')) return undefined
-        throw e
-      }
-    },
+    get,
     async put(task) {
-      const written = await redis.mcpEdgeTaskPut(key(task.id), String(task.version - 1), String(task.version), JSON.stringify(task), task.expiresAt)
+      const written = await redis.mcpEdgeTaskPut(key(task.id), index(task.owner), String(task.version - 1), String(task.version), JSON.stringify(task), task.expiresAt)
       return written === 1
+    },
+    async list(owner, cursor, limit) {
+      // By rank after the cursor's: tasks that expired are dropped from the index as the pages pass them.
+      let from = 0
+      if (cursor !== undefined) {
+        const rank = await redis.zrank(index(owner), cursor)
+        if (rank === null) return { tasks: [] }
+        from = rank + 1
+      }
+      const page: TaskRecord[] = []
+      for (;;) {
+        const ids = await redis.zrange(index(owner), String(from), String(from + limit))
+        if (ids.length === 0) return { tasks: page }
+        const tasks = await Promise.all(ids.map(get))
+        const gone = ids.filter((_, i) => tasks[i]?.owner !== owner)
+        if (gone.length > 0) await redis.zrem(index(owner), ...gone)
+        for (const task of tasks) {
+          if (task?.owner !== owner) continue
+          if (page.length === limit) return { tasks: page, nextCursor: page[page.length - 1]!.id }
+          page.push(task)
+        }
+        from += ids.length - gone.length
+      }
     },
     async close() {
       if (!owned) return

@@ -86,16 +86,19 @@ export function describeTaskStore(name: string, store: () => TaskStore): void {
 /** For stores that can list (TaskStore.list, used by the seed draft's tasks/list). */
 export function describeTaskListing(name: string, store: () => TaskStore): void {
   describe(`TaskStore listing: ${name}`, () => {
-    it("pages through one owner's live tasks in creation order, and no one else's", async () => {
+    it("pages through one owner's live tasks in creation order (createdAt), and no one else's", async () => {
       const owner = `owner-${Math.random().toString(36).slice(2)}`
       const ids: string[] = []
+      const base = Date.now()
       for (let i = 0; i < 5; i++) {
-        const task = record({ owner })
+        const task = record({ owner, createdAt: base + i })
         ids.push(task.id)
         await store().create(task)
       }
       await store().create(record({ owner: `${owner}-other` }))
-      await store().create(record({ owner, expiresAt: Date.now() + 50 }))
+      // Two that expire, inside the first page: the pages must neither skip nor repeat a task around them.
+      await store().create(record({ owner, createdAt: base + 0.5, expiresAt: Date.now() + 50 }))
+      await store().create(record({ owner, createdAt: base + 0.6, expiresAt: Date.now() + 50 }))
       await wait(100)
       const list = store().list!.bind(store())
       const first = await list(owner, undefined, 2)
