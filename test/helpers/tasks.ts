@@ -1,6 +1,6 @@
 /** Requests of a client that declares the tasks extension (and elicitation), to a handler in-process or over HTTP. */
 import { expect } from 'vitest'
-import { TASKS } from '../../src/index.js'
+import { TASKS, type Backplane } from '../../src/index.js'
 import { META_2026, modernHeaders, rpc } from './server.js'
 
 export const TASK_CAPABILITIES = { extensions: { [TASKS]: {} }, elicitation: {} }
@@ -43,4 +43,19 @@ export function taskClient(target: Handler | string, headers: Record<string, str
     },
   }
   return client
+}
+
+/** The `_meta` of a seed-draft (DRAFT-2026-v1) client, which can answer elicitation unless told otherwise. */
+export const SEED_META = (capabilities: Record<string, unknown> = { elicitation: {} }) => ({
+  'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',
+  'io.modelcontextprotocol/clientInfo': { name: 'seed-client', version: '0.0.1' },
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
+})
+
+/**
+ * A backplane that carries nothing: publishes go nowhere and subscriptions hear nothing, as between
+ * instances that share a task store but no backplane. What an instance does then, it does on its own.
+ */
+export function silentBackplane(): Backplane {
+  return { publish: async () => {}, subscribe: async () => ({ close: async () => {} }) }
 }
