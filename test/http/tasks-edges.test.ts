@@ -8,10 +8,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, TASKS, type ErrorContext, type FetchHandler, type HandlerOptions,
-  type RuntimeContext, type TaskStore,
+  type Backplane, type RuntimeContext, type TaskStore,
 } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { deferred } from '../helpers/async.js'
+import { deferred, until } from '../helpers/async.js'
 import { META_2026, modernHeaders, openListen, rpc, TEST_SECRET } from '../helpers/server.js'
 import { SEED_META, silentBackplane, TASK_CAPABILITIES, taskClient } from '../helpers/tasks.js'
 
@@ -54,10 +54,22 @@ describe('tasks: which calls become tasks', () => {
     expect(result).not.toHaveProperty('taskId')
   })
 
+  it('answers a new task with ttlMs of its retention and its lease together', async () => {
+    const client = taskClient(instance({ tasks: { ttlMs: 120_000, leaseMs: 30_000 } }))
+    const { result } = await client.send('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })
+    expect(result!.ttlMs).toBe(150_000)
+  })
+
+  it('names the setting it refuses at start-up', () => {
+    for (const name of ['ttlMs', 'pollIntervalMs', 'leaseMs']) {
+      expect(() => createFetchHandler(createEverythingServer(), { tasks: { [name]: 0 } })).toThrow(`tasks.${name} must be a positive integer (ms)`)
+    }
+  })
+
   it('hands the handler the principal that made the task, and none for an anonymous one', async () => {
-    const server = new McpServer({ name: 'p', version: '1' }).tool('who', { task: 'required' }, (_a, ctx) => `principal ${String(ctx.principal)}`)
+    const server = new McpServer({ name: 'p', version: '1' }).tool('who', { task: 'required' }, (_a, ctx) => `${ctx.method} by ${String(ctx.principal)}`)
     const handler = instance({ principal: (r) => r.headers.get('x-user') ?? undefined }, server)
-    for (const [headers, text] of [[{ 'x-user': 'alice' }, 'principal alice'], [{}, 'principal undefined']] as const) {
+    for (const [headers, text] of [[{ 'x-user': 'alice' }, 'tools/call by alice'], [{}, 'tools/call by undefined']] as const) {
       const client = taskClient(handler, headers)
       const done = await client.waitFor(await client.start('who'), ['completed', 'failed'])
       expect(done.result.content[0].text).toBe(text)
@@ -89,6 +101,8 @@ describe('tasks: input', () => {
     const server = new McpServer({ name: 'm', version: '1' }).tool('memo', { task: 'required' }, async (_a, ctx) => {
       const value = await ctx.memo('value', () => ++computed)
       const answer = await ctx.elicit('ok', FORM('OK?'))
+      // Runs on a while after resuming: the reads meanwhile must find it leased, not lost.
+      await new Promise((r) => setTimeout(r, 200))
       return `value ${value}, ${answer.action}`
     })
     const client = taskClient(instance({}, server))
@@ -97,6 +111,27 @@ describe('tasks: input', () => {
     await client.update(taskId, { ok: { action: 'accept', content: { ok: true } } })
     const done = await client.waitFor(taskId, ['completed', 'failed'])
     expect([done.result.content[0].text, computed]).toEqual(['value 1, accept', 1])
+  })
+})
+
+describe('tasks: a cancelled task stays cancelled', () => {
+  it('does not park a cancelled task whose handler asks for input after all', async () => {
+    const gate = deferred()
+    const asked = deferred()
+    const server = new McpServer({ name: 'c', version: '1' }).tool('stubborn', { task: 'required' }, async (_a, ctx) => {
+      await gate.promise
+      asked.resolve()
+      return (await ctx.elicit('ok', FORM('OK?'))).action
+    })
+    const client = taskClient(instance({}, server))
+    const taskId = await client.start('stubborn')
+    await client.cancel(taskId)
+    gate.resolve()
+    await asked.promise
+    await new Promise((r) => setTimeout(r, 50))
+    const task = (await client.get(taskId)).result!
+    expect(task.status).toBe('cancelled')
+    expect(task).not.toHaveProperty('inputRequests')
   })
 })
 
@@ -131,6 +166,13 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
     expect((await a.get(taskId)).result).toMatchObject({ status: 'cancelled' })
   })
 
+  it('completes a task that outlives its lease many times over with its own result', async () => {
+    const client = taskClient(instance({ tasks: { leaseMs: 60 } }))
+    const done = await client.waitFor(await client.start('slow_compute', { seconds: 1, label: 'long' }), ['completed', 'failed'])
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'Computed long in 1s' }] } })
+    expect(done.result).not.toHaveProperty('isError')
+  })
+
   it('stops a runner at its next lease renewal when the store no longer has its task', async () => {
     const { server, aborted, started } = waiting()
     const inner = memoryTaskStore()
@@ -159,12 +201,14 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
     const seen: unknown[] = []
     const inner = memoryTaskStore()
     let broken = false
-    const store: TaskStore = { ...inner, put: async (task) => !broken && inner.put(task) }
+    let refused = 0
+    const store: TaskStore = { ...inner, put: async (task) => (broken ? (refused++, false) : inner.put(task)) }
     const client = taskClient(instance({ tasks: { store, leaseMs: 600_000 }, onError: (e) => seen.push(e) }, waiting().server))
     const taskId = await client.start('wait')
     broken = true
     const { error } = await client.cancel(taskId)
     broken = false
+    expect(refused).toBe(50)
     expect(error?.message).toMatch(/^Internal error \(error id [0-9a-f]{8}\)$/)
     expect(seen.map((e) => (e as Error).message)).toContain(`task ${taskId} kept changing under 50 attempts to write it`)
   })
@@ -203,6 +247,67 @@ describe('tasks: the platform around the runner', () => {
     const done = await client.waitFor(await client.start('slow_compute', { seconds: 0 }), ['completed', 'failed'])
     expect(done.status).toBe('completed')
     expect(seen.map((c) => c.during)).toContain('task publish')
+  })
+})
+
+describe('tasks: failures around the runner are reported', () => {
+  it('reports a store that fails under a running task: at its start, and at its renewals', async () => {
+    const seen: ErrorContext[] = []
+    const inner = memoryTaskStore()
+    let failing = false
+    const store: TaskStore = { ...inner, get: async (id) => { if (failing) throw new Error('store down'); return inner.get(id) } }
+    const { server, started } = waiting()
+    const client = taskClient(instance({ tasks: { store, leaseMs: 30 }, onError: (_e, context) => seen.push(context) }, server))
+    const running = await client.start('wait')
+    await started.promise
+    failing = true
+    await until(() => seen.some((c) => c.during === 'task lease' && c.requestId === running), 5000, 'a failed renewal reported')
+    const stillborn = await client.start('wait')
+    await until(() => seen.some((c) => c.during === 'task runner' && c.requestId === stillborn), 5000, 'a failed start reported')
+    failing = false
+  })
+
+  it('reports a backplane that fails to publish, or to close a watch, and completes the tasks all the same', async () => {
+    const seen: ErrorContext[] = []
+    const inner = memoryBackplane()
+    const backplane: Backplane = {
+      publish: async () => { throw new Error('backplane down') },
+      subscribe: async (topics, listener) => {
+        const subscription = await inner.subscribe(topics, listener)
+        return { close: async () => { await subscription.close(); throw new Error('close failed') } }
+      },
+    }
+    const handler = instance({ backplane, tasks: { pollIntervalMs: 50 }, onError: (_e, context) => seen.push(context) })
+    const done = await taskClient(handler).waitFor(await taskClient(handler).start('slow_compute', { seconds: 0 }), ['completed', 'failed'])
+    expect(done.status).toBe('completed')
+    const { task } = (await seed(handler, 'tools/call', { name: 'failing_job', arguments: {}, task: {} })).body.result
+    expect((await seed(handler, 'tasks/result', { taskId: task.taskId })).body.result).toMatchObject({ isError: true })
+    expect(new Set(seen.map((c) => c.during))).toEqual(new Set(['task publish', 'task watch close', 'tasks/result close']))
+  })
+
+  it('reports a backplane that fails to subscribe the runner, and completes the task all the same', async () => {
+    const seen: ErrorContext[] = []
+    const backplane: Backplane = { ...silentBackplane(), subscribe: async () => { throw new Error('no subscriptions') } }
+    const client = taskClient(instance({ backplane, onError: (_e, context) => seen.push(context) }))
+    const taskId = await client.start('slow_compute', { seconds: 0 })
+    expect((await client.waitFor(taskId, ['completed', 'failed'])).status).toBe('completed')
+    expect(seen).toContainEqual(expect.objectContaining({ during: 'task watch', requestId: taskId }))
+  })
+
+  it('aborts the handler at the deadline saying why, and reports a store that cannot record it', async () => {
+    const seen: ErrorContext[] = []
+    const inner = memoryTaskStore()
+    let failing = false
+    const store: TaskStore = { ...inner, put: async (task) => { if (failing) throw new Error('store down'); return inner.put(task) } }
+    const { server, started, aborted } = waiting()
+    const handler = instance({ tasks: { store }, onError: (_e, context) => seen.push(context) }, server)
+    const client = taskClient((r) => handler(r, { deadline: Date.now() + 150 }))
+    const taskId = await client.start('wait')
+    await started.promise
+    failing = true
+    expect((await aborted.promise as Error).message).toBe('The invocation running the task reached its deadline')
+    await until(() => seen.some((c) => c.during === 'task deadline' && c.requestId === taskId), 5000, 'the deadline failure reported')
+    failing = false
   })
 })
 
@@ -260,7 +365,7 @@ describe('tasks: notifications on listen', () => {
     await stream.cancel()
   })
 
-  it('takes up to 1000 task ids, and refuses a list with anything but strings in it (-32602)', async () => {
+  it('takes up to 1000 task ids, and says why it refuses more, a list with anything but strings in it, or a client without the extension', async () => {
     const handler = instance()
     const ids = Array.from({ length: 1000 }, (_, i) => `t${i}`)
     const stream = await openListen(handler, { taskIds: ids }, 'l', TASK_CAPABILITIES)
@@ -269,6 +374,12 @@ describe('tasks: notifications on listen', () => {
     const params = { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAA', 5] }, _meta: META_2026(TASK_CAPABILITIES) }
     const mixed = await rpc(handler, 'subscriptions/listen', params, { headers: modernHeaders('subscriptions/listen', params) })
     expect(mixed.body.error).toMatchObject({ code: -32602, message: 'notifications.taskIds must be an array of task ids' })
+    const tooMany = { notifications: { taskIds: [...ids, 't1000'] }, _meta: META_2026(TASK_CAPABILITIES) }
+    const refused = await rpc(handler, 'subscriptions/listen', tooMany, { headers: modernHeaders('subscriptions/listen', tooMany) })
+    expect(refused.body.error).toMatchObject({ code: -32602, message: 'notifications.taskIds may name at most 1000 tasks' })
+    const undeclared = { notifications: { taskIds: ['x'] }, _meta: META_2026({}) }
+    const needs = await rpc(handler, 'subscriptions/listen', undeclared, { headers: modernHeaders('subscriptions/listen', undeclared) })
+    expect(needs.body.error).toMatchObject({ code: -32021, message: `notifications.taskIds needs the ${TASKS} extension declared` })
   })
 })
 
@@ -292,6 +403,26 @@ describe('seed draft core tasks: waits and refusals', () => {
     const started = Date.now()
     expect((await seed(handler, 'tasks/result', { taskId: task.taskId })).body.result.content[0].text).toBe('Computed result in 0s')
     expect(Date.now() - started).toBeLessThan(2500)
+    const waiting = (await seed(handler, 'tools/call', { name: 'confirm_delete', arguments: {}, task: {} })).body.result.task
+    for (let status = ''; status !== 'input_required'; await new Promise((r) => setTimeout(r, 10))) {
+      status = (await seed(handler, 'tasks/get', { taskId: waiting.taskId })).body.result.status
+    }
+    const asked = Date.now()
+    expect((await seed(handler, 'tasks/result', { taskId: waiting.taskId })).body.result).toMatchObject({ resultType: 'input_required' })
+    expect(Date.now() - asked).toBeLessThan(2500)
+  })
+
+  it('keeps a tasks/result waiting through polls until the task stops: here, to ask for input', async () => {
+    const gate = deferred()
+    const server = new McpServer({ name: 'r', version: '1' }).tool('later', { task: 'required' }, async (_a, ctx) => {
+      await gate.promise
+      return (await ctx.elicit('ok', FORM('OK?'))).action
+    })
+    const handler = instance({ tasks: { pollIntervalMs: 20 } }, server)
+    const { task } = (await seed(handler, 'tools/call', { name: 'later', arguments: {}, task: {} })).body.result
+    setTimeout(() => gate.resolve(), 200)
+    const res = await seed(handler, 'tasks/result', { taskId: task.taskId })
+    expect(res.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create' } } })
   })
 
   it('ends a tasks/result wait at the platform deadline with -32603, not at the next poll', async () => {
@@ -303,12 +434,49 @@ describe('seed draft core tasks: waits and refusals', () => {
     expect(Date.now() - started).toBeLessThan(2500)
   })
 
+  it("answers tasks/result with the tool result's own _meta beside the related task", async () => {
+    const server = new McpServer({ name: 'r', version: '1' }).tool('tagged', { task: 'required' }, () => ({
+      content: [{ type: 'text', text: 'tagged' }], _meta: { 'example.com/tag': 'x' },
+    }))
+    const handler = instance({}, server)
+    const { task } = (await seed(handler, 'tools/call', { name: 'tagged', arguments: {}, task: {} })).body.result
+    const payload = (await seed(handler, 'tasks/result', { taskId: task.taskId })).body.result
+    expect(payload._meta).toMatchObject({ 'example.com/tag': 'x', 'io.modelcontextprotocol/related-task': { taskId: task.taskId } })
+  })
+
   it('says why it refuses a task call: a tool that has none, and a required task not asked for (-32601)', async () => {
     const handler = instance()
     const unasked = await seed(handler, 'tools/call', { name: 'failing_job', arguments: {} })
     expect(unasked.body.error).toMatchObject({ code: -32601, message: 'Tool failing_job runs only as a task: send params.task' })
     const forbidden = await seed(handler, 'tools/call', { name: 'greet', arguments: { name: 'x' }, task: {} })
     expect(forbidden.body.error).toMatchObject({ code: -32601, message: 'Tool greet does not run as a task' })
+  })
+
+  it('lists the tasks of an anonymous client, refuses a cursor that is not a string, and says when it cannot list', async () => {
+    const handler = instance()
+    const { task } = (await seed(handler, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).body.result
+    expect((await seed(handler, 'tasks/list', {})).body.result.tasks.map((t: any) => t.taskId)).toEqual([task.taskId])
+    expect((await seed(handler, 'tasks/list', { cursor: 5 })).body.error).toMatchObject({ code: -32602, message: 'params.cursor must be a string' })
+    const { list: _, ...store } = memoryTaskStore()
+    const unlisted = instance({ tasks: { store } })
+    expect((await seed(unlisted, 'tasks/list', {})).body.error).toMatchObject({ code: -32601, message: 'Method not found: tasks/list' })
+  })
+
+  it('answers a cancel with the Task and its status message, and says why it cannot cancel an ended one', async () => {
+    const handler = instance()
+    const { task } = (await seed(handler, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).body.result
+    expect((await seed(handler, 'tasks/cancel', { taskId: task.taskId })).body.result).toMatchObject({ status: 'cancelled', statusMessage: "Cancelled at the client's request" })
+    expect((await seed(handler, 'tasks/cancel', { taskId: task.taskId })).body.error).toMatchObject({ code: -32602, message: `Task ${task.taskId} has already ended (cancelled)` })
+  })
+
+  it('takes tasks/input_response naming the task by params.taskId, and says when the task no longer waits', async () => {
+    const handler = instance()
+    const { task } = (await seed(handler, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'q' }, task: {} })).body.result
+    expect((await seed(handler, 'tasks/result', { taskId: task.taskId })).body.result).toMatchObject({ resultType: 'input_required' })
+    expect((await seed(handler, 'tasks/input_response', { taskId: task.taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } })).body.error).toBeUndefined()
+    expect((await seed(handler, 'tasks/result', { taskId: task.taskId })).body.result.content[0].text).toBe('Deleted q')
+    const late = await seed(handler, 'tasks/input_response', { taskId: task.taskId, inputResponses: {} })
+    expect(late.body.error).toMatchObject({ code: -32602, message: `Task ${task.taskId} is not waiting for input (completed)` })
   })
 
   it('refuses tasks/input_response that names no task (-32602)', async () => {

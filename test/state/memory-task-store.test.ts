@@ -20,6 +20,14 @@ describe('memory task store: what it holds', () => {
     await own.close()
   })
 
+  it('says which id it refuses to create twice', async () => {
+    const own = memoryTaskStore()
+    const task = record()
+    await own.create(task)
+    await expect(own.create(task)).rejects.toThrow(`task ${task.id} exists`)
+    await own.close()
+  })
+
   it('forgets every task on close', async () => {
     const own = memoryTaskStore()
     const task = record()
