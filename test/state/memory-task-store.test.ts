@@ -17,7 +17,7 @@ describe('memory task store: what it holds', () => {
     expect(own.size).toBe(2)
     await until(() => own.size === 1, 2000, 'the sweep')
     expect(await own.get(live.id)).toEqual(live)
-    await own.close()
+    await own.close!()
   })
 
   it('says which id it refuses to create twice', async () => {
@@ -25,14 +25,14 @@ describe('memory task store: what it holds', () => {
     const task = record()
     await own.create(task)
     await expect(own.create(task)).rejects.toThrow(`task ${task.id} exists`)
-    await own.close()
+    await own.close!()
   })
 
   it('forgets every task on close', async () => {
     const own = memoryTaskStore()
     const task = record()
     await own.create(task)
-    await own.close()
+    await own.close!()
     expect(own.size).toBe(0)
     expect(await own.get(task.id)).toBeUndefined()
     expect((await own.list!(task.owner, undefined, 10)).tasks).toEqual([])
