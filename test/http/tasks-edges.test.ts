@@ -329,6 +329,23 @@ describe('tasks: shutdown', () => {
   })
 })
 
+describe('tasks: shutdown with a failing store', () => {
+  it('aborts the handlers all the same, and reports what it could not record', async () => {
+    const seen: ErrorContext[] = []
+    const inner = memoryTaskStore()
+    let failing = false
+    const store: TaskStore = { ...inner, put: async (task) => { if (failing) throw new Error('store down'); return inner.put(task) } }
+    const { server, aborted, started } = waiting()
+    const handler = instance({ tasks: { store }, backplane: silentBackplane(), onError: (_e, context) => seen.push(context) }, server)
+    const taskId = await taskClient(handler).start('wait')
+    await started.promise
+    failing = true
+    await handler.close()
+    expect((await aborted.promise as Error).message).toBe('The server is shutting down')
+    expect(seen).toContainEqual(expect.objectContaining({ during: 'task shutdown', requestId: taskId }))
+  })
+})
+
 describe('tasks: notifications on listen', () => {
   it('relays a partial answer with the requests still outstanding, and only the changes of the tasks asked for', async () => {
     const handler = instance()
