@@ -193,9 +193,15 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
     listen: [taskIds],
     async close(runtime) {
       // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.
+      // A store that fails now is reported, and the handler is aborted all the same.
       await Promise.all([...service.running].map(async ([id, running]) => {
-        await change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The server shut down while the task ran' } }))
-        running.abort(new Error('The server is shutting down'))
+        try {
+          await change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The server shut down while the task ran' } }))
+        } catch (e) {
+          runtime.report(e, { during: 'task shutdown', requestId: id })
+        } finally {
+          running.abort(new Error('The server is shutting down'))
+        }
       }))
     },
   }

@@ -49,15 +49,16 @@ export async function runTask(runtime: Runtime, service: TaskService, id: string
   service.running.set(id, cancel)
   // A cancel served by another instance is announced on the backplane: abort at once rather than at the
   // next renewal. Not awaited: the handler need not wait for the subscription to start.
-  const ended = () => cancel.abort(new Error('The task was cancelled'))
+  const ended = (status: TaskStatus | undefined) =>
+    cancel.abort(new Error(status === 'cancelled' ? 'The task was cancelled' : `The task has ended (${status ?? 'gone'})`))
   const watching = runtime.backplane.subscribe([taskTopic(id)], (event) => {
     const task = isResync(event) ? undefined : event.data?.task
     const status = isObject(task) ? task.status : undefined
-    if (typeof status === 'string' && isTerminal(status as TaskStatus)) ended()
+    if (typeof status === 'string' && isTerminal(status as TaskStatus)) ended(status as TaskStatus)
   }).catch((e) => void runtime.report(e, { during: 'task watch', requestId: id }))
   const renew = setInterval(() => {
     change(runtime, service, id, (t) => renewLease(t, holder, settings)).then(
-      ({ changed }) => changed || ended(),
+      ({ task, changed }) => changed || ended(task?.status),
       (e) => runtime.report(e, { during: 'task lease', requestId: id }),
     )
   }, Math.max(10, settings.leaseMs / 3))

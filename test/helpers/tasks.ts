@@ -1,7 +1,8 @@
 /** Requests of a client that declares the tasks extension (and elicitation), to a handler in-process or over HTTP. */
 import { afterEach, expect } from 'vitest'
-import { createFetchHandler, McpServer, TASKS, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpServer, TASKS, type Backplane, type FetchHandler, type HandlerOptions } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
+import { deferred } from './async.js'
 import { META_2026, modernHeaders, rpc, TEST_SECRET } from './server.js'
 
 export const TASK_CAPABILITIES = { extensions: { [TASKS]: {} }, elicitation: {} }
@@ -60,4 +61,39 @@ export function handlerPool(): (options?: HandlerOptions, server?: McpServer) =>
     open.push(handler)
     return handler
   }
+}
+
+/** The `_meta` of a seed-draft (DRAFT-2026-v1) client, which can answer elicitation unless told otherwise. */
+export const SEED_META = (capabilities: Record<string, unknown> = { elicitation: {} }) => ({
+  'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',
+  'io.modelcontextprotocol/clientInfo': { name: 'seed-client', version: '0.0.1' },
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
+})
+
+/**
+ * A backplane that carries nothing: publishes go nowhere and subscriptions hear nothing, as between
+ * instances that share a task store but no backplane. What an instance does then, it does on its own.
+ */
+export function silentBackplane(): Backplane {
+  return { publish: async () => {}, subscribe: async () => ({ close: async () => {} }) }
+}
+
+/** An elicitation form with one boolean. */
+export const FORM = (message: string) => ({ message, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
+
+/**
+ * A server whose task tool `wait` runs until its signal aborts: `started` when it runs, `aborted` with the
+ * signal's reason.
+ */
+export function waitingServer() {
+  const aborted = deferred<unknown>()
+  const started = deferred()
+  const server = new McpServer({ name: 'w', version: '1' }).tool('wait', { task: 'required' }, (_a, ctx) => {
+    started.resolve()
+    return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => {
+      aborted.resolve(ctx.signal.reason)
+      reject(new Error('stopped'))
+    }))
+  })
+  return { server, aborted, started }
 }

@@ -7,14 +7,9 @@ import { describe, expect, it } from 'vitest'
 import { McpServer, memoryTaskStore, type HandlerOptions } from '../../src/index.js'
 import { deferred } from '../helpers/async.js'
 import { META_2026, rpc } from '../helpers/server.js'
-import { handlerPool } from '../helpers/tasks.js'
+import { handlerPool, SEED_META } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
-const SEED = (capabilities: Record<string, unknown> = { elicitation: {} }) => ({
-  'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',
-  'io.modelcontextprotocol/clientInfo': { name: 'seed-client', version: '0.0.1' },
-  'io.modelcontextprotocol/clientCapabilities': capabilities,
-})
 
 const newHandler = handlerPool()
 
@@ -22,7 +17,7 @@ function setup(options: HandlerOptions = {}, server?: McpServer) {
   const handler = newHandler(options, server)
   let id = 0
   const call = (method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    rpc((r) => handler(new Request(r, { headers: { ...Object.fromEntries(r.headers), ...headers } })), method, { ...params, _meta: { ...SEED(), ...(params._meta as object) } }, { id: ++id })
+    rpc((r) => handler(new Request(r, { headers: { ...Object.fromEntries(r.headers), ...headers } })), method, { ...params, _meta: { ...SEED_META(), ...(params._meta as object) } }, { id: ++id })
   const result = async (method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
     const res = await call(method, params, headers)
     expect(res.body.error).toBeUndefined()
@@ -85,7 +80,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
     // The draft's example names the task in related-task _meta.
     await result('tasks/input_response', {
       inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
-      _meta: { ...SEED(), 'io.modelcontextprotocol/related-task': { taskId } },
+      _meta: { ...SEED_META(), 'io.modelcontextprotocol/related-task': { taskId } },
     })
     expect((await result('tasks/result', { taskId })).content[0].text).toBe('Deleted z')
     const late = await call('tasks/input_response', { taskId, inputResponses: {} })
@@ -138,7 +133,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
     const { handler, result } = setup({}, server)
     const wire = recordingFetch((r) => handler(r))
     const { task } = await result('tools/call', { name: 'gated', arguments: {}, task: {} })
-    const params = { notifications: { taskIds: [task.taskId] }, _meta: SEED() }
+    const params = { notifications: { taskIds: [task.taskId] }, _meta: SEED_META() }
     const res = await wire.fetch(new Request('http://127.0.0.1/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': 'DRAFT-2026-v1', 'mcp-method': 'subscriptions/listen' },

@@ -10,7 +10,7 @@ import {
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from '../helpers/async.js'
 import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
-import { handlerPool } from '../helpers/tasks.js'
+import { FORM, handlerPool, waitingServer } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
 const WITH_TASKS = { extensions: { [TASKS]: {} }, elicitation: {} }
@@ -37,7 +37,6 @@ function setup(options: HandlerOptions = {}, server?: McpServer) {
   return { handler, call, result, status }
 }
 
-const FORM = (message: string) => ({ message, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
 
 describe('tasks: creation and reading', () => {
   it('advertises the extension (never capabilities.tasks), and only when some tool can run as a task', async () => {
@@ -221,21 +220,8 @@ describe('tasks: input', () => {
 })
 
 describe('tasks: cancellation, leases, deadlines and shutdown', () => {
-  function watched() {
-    const aborted = deferred<unknown>()
-    const started = deferred()
-    const server = new McpServer({ name: 'w', version: '1' }).tool('wait', { task: 'required' }, (_a, ctx) => {
-      started.resolve()
-      return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => {
-        aborted.resolve(ctx.signal.reason)
-        reject(new Error('stopped'))
-      }))
-    })
-    return { server, aborted, started }
-  }
-
   it('cancels: an empty ack, cancelled at once, the handler aborted; the same ack again on the terminal task', async () => {
-    const { server, aborted, started } = watched()
+    const { server, aborted, started } = waitingServer()
     const { result } = setup({}, server)
     const { taskId } = await result('tools/call', { name: 'wait', arguments: {} })
     await started.promise
@@ -250,7 +236,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
   })
 
   it('aborts the runner at once when another instance sharing the store and backplane cancels the task', async () => {
-    const { server, aborted, started } = watched()
+    const { server, aborted, started } = waitingServer()
     const store = memoryTaskStore()
     const backplane = memoryBackplane()
     const shared = { tasks: { store, leaseMs: 600_000 }, backplane }
@@ -281,11 +267,12 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
   it('keeps a live runner by renewing its lease: a task longer than the lease completes', async () => {
     const { result, status } = setup({ tasks: { leaseMs: 150 } })
     const { taskId } = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } })
-    expect((await status(taskId, ['completed', 'failed'])).status).toBe('completed')
+    // Its own result: a runner that lost its lease would be aborted and end with an isError result instead.
+    expect((await status(taskId, ['completed', 'failed'])).result).toEqual({ content: [{ type: 'text', text: 'Computed result in 1s' }] })
   })
 
   it('fails a task still running at the platform deadline, saying so, and aborts its handler', async () => {
-    const { server, aborted, started } = watched()
+    const { server, aborted, started } = waitingServer()
     const { call, result } = setup({}, server)
     const res = await call('tools/call', { name: 'wait', arguments: {} }, undefined, undefined, { deadline: Date.now() + 200 })
     await started.promise
@@ -295,7 +282,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
   })
 
   it('fails the tasks running here on shutdown, with the reason, and aborts them', async () => {
-    const { server, aborted, started } = watched()
+    const { server, aborted, started } = waitingServer()
     const store = memoryTaskStore()
     const { result, handler } = setup({ tasks: { store } }, server)
     const { taskId } = await result('tools/call', { name: 'wait', arguments: {} })
