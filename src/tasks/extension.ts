@@ -97,7 +97,7 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
       const task = newTask(settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
       // Durable before it is announced: an immediate tasks/get on any instance finds it.
       await service.store.create(task)
-      startTask(c.runtime, service, task.id, holder, hostOf(c))
+      startTask(c.runtime, service, task, holder, hostOf(c))
       return c.profile.tasks === 'core' ? { task: seedTask(c, task) } : { ...taskFields(task), resultType: 'task' }
     },
   }
@@ -137,7 +137,7 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
     }
     const holder = newHolder()
     const { task: after, changed } = await change(c.runtime, service, task.id, (t) => answer(t, settings, responses, holder))
-    if (changed && after?.status === 'working') startTask(c.runtime, service, after.id, holder, hostOf(c))
+    if (changed && after?.status === 'working') startTask(c.runtime, service, after, holder, hostOf(c))
     return {}
   }
   const update = method('tasks/update', (c) => respond(c, c.params.taskId), undefined, 'extension')
@@ -189,7 +189,10 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
     id: TASKS,
     methods: [call, listTools, get, update, cancel, inputResponse, result, list],
     advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
-    run: (runtime, id, holder, host) => runTask(runtime, service, id, holder, host),
+    async run(runtime, id, holder, host) {
+      const task = await service.store.get(id)
+      if (task) await runTask(runtime, service, task, holder, host)
+    },
     listen: [taskIds],
     async close(runtime) {
       // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.

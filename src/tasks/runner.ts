@@ -28,10 +28,11 @@ export interface Work {
  * Object), else here, kept alive by the platform's waitUntil where there is one (Workers, and Lambda after
  * the response has ended), else in-process (Node).
  */
-export function startTask(runtime: Runtime, service: TaskService, id: string, holder: string, host: TaskHost): void {
+export function startTask(runtime: Runtime, service: TaskService, task: TaskRecord, holder: string, host: TaskHost): void {
   const { store } = service
-  const running = store.start ? store.start(id, holder) : runTask(runtime, service, id, holder, host)
-  const watched = running.catch((e) => void runtime.report(e, { during: 'task runner', requestId: id }))
+  // Here, the task as just written is handed on: the runner need not read back what this instance wrote.
+  const running = store.start ? store.start(task.id, holder) : runTask(runtime, service, task, holder, host)
+  const watched = running.catch((e) => void runtime.report(e, { during: 'task runner', requestId: task.id }))
   host.waitUntil?.(watched)
 }
 
@@ -41,9 +42,9 @@ export function startTask(runtime: Runtime, service: TaskService, id: string, ho
  * that has not come parks the task (input_required) until `tasks/update` brings it. While it runs, the lease
  * is renewed; a renewal that finds the task ended (cancelled) aborts the handler's signal.
  */
-export async function runTask(runtime: Runtime, service: TaskService, id: string, holder: string, host: TaskHost): Promise<void> {
-  const task = await service.store.get(id)
-  if (!task || task.status !== 'working' || task.lease?.holder !== holder) return
+export async function runTask(runtime: Runtime, service: TaskService, task: TaskRecord, holder: string, host: TaskHost): Promise<void> {
+  if (task.status !== 'working' || task.lease?.holder !== holder) return
+  const { id } = task
   const { settings } = service
   const cancel = new Cancellation()
   service.running.set(id, cancel)
