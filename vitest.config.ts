@@ -13,7 +13,7 @@ import { defineConfig } from 'vitest/config'
  */
 const OTHER_PROCESS = [
   'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
-  'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts',
+  'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
@@ -38,7 +38,8 @@ export default defineConfig({
         // Inside workerd, with the bindings of wrangler.toml (the everything Worker).
         plugins: [cloudflareTest({
           wrangler: { configPath: './wrangler.toml' },
-          miniflare: { bindings: { MCP_REQUEST_STATE_SECRET: 'workers-test-secret-0123456789abcdef' } },
+          // OAUTH_KV: where workers-oauth-provider keeps clients, grants and tokens (test/workers/oauth-provider.test.ts).
+          miniflare: { bindings: { MCP_REQUEST_STATE_SECRET: 'workers-test-secret-0123456789abcdef' }, kvNamespaces: ['OAUTH_KV'] },
         })],
         test: {
           name: 'workers',

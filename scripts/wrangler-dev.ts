@@ -3,13 +3,14 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 
-export async function startWranglerDev(extra: string[] = []): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+/** `persistTo`: where Durable Object state lives; instances running at once each need their own. */
+export async function startWranglerDev(extra: string[] = [], env: Record<string, string> = {}, persistTo = '.wrangler/local-state'): Promise<{ url: string; port: number; stop(): Promise<void> }> {
   const probe = createServer()
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
   const port = (probe.address() as { port: number }).port
   await new Promise((r) => probe.close(r))
-  const child = spawn('scripts/dev.sh', ['--persist-to', '.wrangler/local-state', '--show-interactive-dev-session=false', ...extra], {
-    env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1' },
+  const child = spawn('scripts/dev.sh', ['--persist-to', persistTo, '--show-interactive-dev-session=false', ...extra], {
+    env: { ...process.env, PORT: String(port), CI: '1', NO_COLOR: '1', ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,15 +1,17 @@
 // The package's main entry: defining a server and serving it with the fetch handler.
 export { McpServer, type ServerOptions, type Kind } from './server/server.js'
-export type { Asker, Notify, RequestContext } from './server/context.js'
+export type { Asker, AuthInfo, Notify, RequestContext } from './server/context.js'
 export { ToolError } from './server/tool-error.js'
 export type {
   Completer, PromptDefinition, PromptHandler, PromptReturn, ResourceDefinition, ResourceHandler, ResourceReturn,
-  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn, Visibility,
+  ResourceTemplateDefinition, Scopes, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn, Visibility,
 } from './server/definitions.js'
 export type { SchemaInput, StandardSchema } from './server/schema.js'
 export { createApp } from './http/app.js'
 export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
+export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type VerifyContext } from './auth/options.js'
+export { jwtVerifier, type JwtOptions } from './auth/jwt.js'
 export type { ErrorContext, RuntimeOptions } from './exchange/runtime.js'
 export type { Extension, ListenField, MethodDescriptor } from './exchange/method.js'
 export type { Secret } from './exchange/request-state.js'

@@ -103,6 +103,8 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
         ...options,
         ...bindingServices(options, this.env),
         tasks: { ...options.tasks, store: local },
+        // Tasks run with the identity stored in them; lists are not served here.
+        auth: undefined,
       })
       return this.#runtime
     }

@@ -1,10 +1,18 @@
-import { createFetchHandler, type FetchHandler, type HandlerOptions, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
+import {
+  createFetchHandler, type AuthInfo, type AuthOptions, type FetchHandler, type HandlerOptions, type McpServer, type Notify, type RuntimeOptions,
+} from '../../src/index.js'
 import { hubBackplane } from './backplane.js'
 import type { McpHub } from './hub.js'
 import type { TaskObject } from './task-object.js'
 import { durableTaskStore } from './task-store.js'
 
-export interface WorkerOptions extends HandlerOptions {
+export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
+  /**
+   * Authorization (see HandlerOptions.auth), or a function making it from the Worker's bindings (vars such
+   * as the issuer live there). Behind workers-oauth-provider, leave `verify` out: the identity it verified
+   * (`ctx.auth`, `ctx.props`) is taken as the request's, when its audience is `resource`.
+   */
+  auth?: AuthOptions | ((env: Record<string, unknown>) => AuthOptions | undefined) | undefined
   /** Endpoint path (default `/mcp`). */
   path?: string | undefined
   /** Binding name of the McpHub Durable Object namespace (default `MCP_HUB`); without it, fan-out stays in the isolate. */
@@ -22,9 +30,22 @@ export interface WorkerOptions extends HandlerOptions {
   // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS.
 }
 
-/** What the Workers runtime passes as the third argument of fetch: only waitUntil is used. */
+/**
+ * What the Workers runtime passes as the third argument of fetch: waitUntil, and what workers-oauth-provider
+ * adds when it wraps the Worker (the token it verified, the grant's props).
+ */
 export interface WaitUntil {
   waitUntil(promise: Promise<unknown>): void
+  readonly auth?: { readonly audience: string; readonly scope: readonly string[]; readonly expiresAt?: number | undefined; readonly userId?: string | undefined; readonly clientId?: string | undefined } | undefined
+  readonly props?: unknown
+}
+
+/** workers-oauth-provider's verified token as an AuthInfo, if it was issued for this resource. */
+function providerAuth(ctx: WaitUntil, resource: string | undefined): AuthInfo | undefined {
+  const { auth } = ctx
+  if (!auth || auth.audience !== resource) return undefined
+  const claims = typeof ctx.props === 'object' && ctx.props !== null ? (ctx.props as Record<string, unknown>) : {}
+  return { subject: auth.userId, clientId: auth.clientId, scopes: auth.scope, expiresAt: auth.expiresAt, claims }
 }
 
 export interface McpWorker<Env> {
@@ -80,6 +101,7 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
 export function createWorker<Env extends object = Record<string, unknown>>(server: McpServer, options: WorkerOptions = {}): McpWorker<Env> {
   // Bindings exist only once a request (or event) brings them: one handler per env, made on first use.
   const handlers = new WeakMap<object, FetchHandler>()
+  const authFor = (env: Env) => (typeof options.auth === 'function' ? options.auth(env as Record<string, unknown>) : options.auth)
 
   const handlerFor = (env: Env): FetchHandler => {
     let handler = handlers.get(env)
@@ -88,6 +110,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     const tasks = bindings[options.taskBinding ?? 'MCP_TASKS'] as DurableObjectNamespace<TaskObject> | undefined
     handler = createFetchHandler(server, {
       ...options,
+      auth: authFor(env),
       ...bindingServices(options, env),
       // Only where tasks are served at all: the binding alone does not advertise the extension.
       tasks: tasks && (options.tasks || server.usesTasks) && !options.tasks?.store
@@ -106,8 +129,10 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
   const worker: McpWorker<Env> = {
     // No router here: a Worker pays for every byte it ships (cold start), and one path needs none.
     async fetch(request, env, ctx) {
-      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
-      return handlerFor(env)(request, { env, waitUntil: (p) => ctx.waitUntil(p) })
+      const handler = handlerFor(env)
+      const pathname = new URL(request.url).pathname
+      if (pathname !== path && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
+      return handler(request, { env, waitUntil: (p) => ctx.waitUntil(p), auth: ctx.auth && providerAuth(ctx, authFor(env)?.resource) })
     },
     notify: (env) => handlerFor(env).notify,
   }

@@ -4,10 +4,12 @@
  * client). With REDIS_URL set, listen streams hear changes made by any instance, input requests complete
  * on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET, shared by all, signs them), and tasks
  * live in Redis: a task runs on in the invocation that made it, after its response, within the function's
- * timeout, and any instance reads, answers or cancels it.
+ * timeout, and any instance reads, answers or cancels it. MCP_AUTH_ISSUER and MCP_RESOURCE_URL turn on
+ * authorization (examples/everything/auth.ts).
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
 const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
@@ -15,4 +17,5 @@ const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: proc
 export const handler = createLambdaHandler(createEverythingServer(), {
   backplane: redis && redisBackplane(redis),
   tasks: { store: redis && redisTaskStore(redis) },
+  auth: authFromEnv(process.env, undefined),
 })

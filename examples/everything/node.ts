@@ -3,19 +3,25 @@
  * With REDIS_URL set, listen streams fan out across every process sharing that Redis, and tasks live in it,
  * so any process can read, answer or cancel a task another one created (REDIS_PREFIX keeps servers sharing
  * one Redis apart). MCP_TASK_LEASE_MS sets how long a task runner's lease lasts unless renewed (default
- * 30 s): a task whose process dies fails that long after, when it is next read.
+ * 30 s): a task whose process dies fails that long after, when it is next read. MCP_AUTH_ISSUER turns on
+ * authorization (examples/everything/auth.ts); MCP_RESOURCE_URL then defaults to http://127.0.0.1:$PORT/mcp.
  */
 import { serve } from '../../adapters/node/index.js'
 import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
 const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
 const backplane = redis ? redisBackplane(redis) : undefined
 const store = redis ? redisTaskStore(redis) : undefined
 const leaseMs = process.env.MCP_TASK_LEASE_MS ? Number(process.env.MCP_TASK_LEASE_MS) : undefined
+const port = Number(process.env.PORT ?? 3000)
+const host = process.env.HOST ?? '127.0.0.1'
+const auth = authFromEnv(process.env, `http://${host}:${port}/mcp`)
 const running = await serve(createEverythingServer(), {
-  port: Number(process.env.PORT ?? 3000),
-  host: process.env.HOST ?? '127.0.0.1',
+  port,
+  host,
+  auth,
   backplane,
   tasks: { store, leaseMs },
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET },
@@ -25,4 +31,5 @@ running.http.once('close', () => {
   void backplane?.close()
   void store?.close()
 })
-console.error(`mcp-edge everything server listening on ${running.url}${redis ? ' (Redis backplane and task store)' : ''}`)
+const notes = [redis && 'Redis backplane and task store', auth && `tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`].filter(Boolean)
+console.error(`mcp-edge everything server listening on ${running.url}${notes.length ? ` (${notes.join('; ')})` : ''}`)

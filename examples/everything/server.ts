@@ -239,5 +239,10 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       complete: { id: (value) => ['123', '456', '789'].filter((v) => v.startsWith(value)) },
     }, (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }))
 
+  // Exists only where requests are authenticated (MCP_AUTH_ISSUER, examples/everything/auth.ts): an entry
+  // with scopes is hidden elsewhere, so conformance runs see the same server as before.
+  server.tool('test_admin_action', { description: 'An administrative action: needs the mcp:admin scope', scopes: ['mcp:admin'] },
+    (_args, ctx) => `Admin action done for ${ctx.auth?.subject ?? 'nobody'}`)
+
   return server
 }

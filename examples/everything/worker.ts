@@ -1,10 +1,14 @@
-/** The everything server as a Cloudflare Worker (`npm run dev`, `npm run deploy`; see wrangler.toml). */
+/**
+ * The everything server as a Cloudflare Worker (`npm run dev`, `npm run deploy`; see wrangler.toml). The vars
+ * MCP_AUTH_ISSUER and MCP_RESOURCE_URL turn on authorization (examples/everything/auth.ts).
+ */
 import { createWorker, taskObject } from '../../adapters/cloudflare/index.js'
+import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
 export { McpHub } from '../../adapters/cloudflare/index.js'
 
-const worker = createWorker(createEverythingServer())
+const worker = createWorker(createEverythingServer(), { auth: (env) => authFromEnv(env, undefined) })
 export default worker
 
 /** Where each task lives and runs (the MCP_TASKS binding): the same server and options as the Worker. */

@@ -3,7 +3,7 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { CachePolicy, ClientCapabilities, Implementation } from '../protocol/types.js'
-import type { Asker } from '../server/context.js'
+import type { Asker, AuthInfo } from '../server/context.js'
 import type { ListName } from '../server/definitions.js'
 import type { Entries, Kind } from '../server/server.js'
 import type { Cancellation } from './cancellation.js'
@@ -21,8 +21,10 @@ export interface Transport {
   readonly cancel: Cancellation
   /** Where notifications before the result go (the request's SSE stream, or stdout). */
   readonly emit: (message: JsonRpcNotification) => void
-  /** The authenticated principal: lists may depend on it, and requestState is bound to it. */
+  /** The authenticated principal: lists may depend on it, and requestState, tasks and streams are bound to it. */
   readonly principal?: string | undefined
+  /** The verified token's identity and scopes, when requests are authenticated. */
+  readonly auth?: AuthInfo | undefined
   readonly request?: Request | undefined
   readonly env?: unknown
   readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined
@@ -101,3 +103,6 @@ export function listPage(call: Call, list: ListName, items: readonly unknown[]):
   if (nextCursor !== undefined) result.nextCursor = nextCursor
   return cached(call, server.cachePolicy(list), result)
 }
+
+/** The wire list of a kind as the caller sees it, without what it lacks scopes for where the runtime hides that. */
+export const listed = <K extends Kind>(call: Call, kind: K) => call.runtime.server.listed(kind, call, call.runtime.hideOutOfScope)

@@ -3,7 +3,7 @@ import { isObject, notification, type JsonObject, type JsonRpcId } from '../prot
 import type {
   CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, InputRequest, InputResponseFor, ListRootsResult,
 } from '../protocol/types.js'
-import type { Notify, RequestContext } from '../server/context.js'
+import type { AuthInfo, Notify, RequestContext } from '../server/context.js'
 import type { Call } from './call.js'
 import { answer, legacyInputError, type Round } from './input.js'
 
@@ -39,6 +39,9 @@ export class Context implements RequestContext {
   }
   get principal(): string | undefined {
     return this.#call.principal
+  }
+  get auth(): AuthInfo | undefined {
+    return this.#call.auth
   }
   get meta(): JsonObject {
     const meta = this.#call.params._meta

@@ -1,5 +1,5 @@
 import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/constants.js'
-import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
+import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { Call, Transport } from './call.js'
@@ -24,8 +24,8 @@ export const MAX_DEPTH = 64
 /**
  * One request to its answer, the same for every transport. Validation runs once, in the order of the
  * conformance suite: `_meta` envelope and version (spokenVersion), nesting depth and extension `_meta`
- * keys, `Mcp-Method` and `Mcp-Name`, method known, what it works on (looked up once), `Mcp-Param-*`, client
- * capabilities; then the method runs, and its result is decorated for the version spoken. Notifications
+ * keys, `Mcp-Method` and `Mcp-Name`, method known, what it works on (looked up once), `Mcp-Param-*`, OAuth
+ * scopes, client capabilities; then the method runs, and its result is decorated for the version spoken. Notifications
  * before the result go to `transport.emit`. Never rejects: every failure is an Answer.
  */
 export async function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
@@ -53,7 +53,7 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     }
 
     call = {
-      id, method: message.method, params, profile, runtime, transport, principal: transport.principal,
+      id, method: message.method, params, profile, runtime, transport, principal: transport.principal, auth: transport.auth,
       client: { info: envelope?.clientInfo, capabilities: envelope?.clientCapabilities ?? {} },
       logLevel: envelope?.logLevel,
       progressToken: envelope ? envelope.progressToken : legacyProgressToken(params),
@@ -66,6 +66,8 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
       checkParamHeaders(header, headers, args, profile)
     }
     stage = 'route'
+    const scopes = descriptor.scopes?.(target)
+    if (scopes?.some((s) => !call!.auth?.scopes.includes(s))) throw new InsufficientScope(scopes, `${message.method} of ${String(params.name ?? params.uri)}`)
     const missing = descriptor.clientNeeds?.(call, target)
     if (missing) {
       throw new McpError(profile.missingCapabilityCode, `${message.method} needs client capabilities this request did not declare`,

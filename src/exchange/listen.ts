@@ -33,7 +33,8 @@ const resourceSubscriptions: ListenField = {
       throw invalidParams(`notifications.resourceSubscriptions may name at most ${MAX_RESOURCE_SUBSCRIPTIONS} URIs`)
     }
     if (!call.runtime.capabilities().resources?.subscribe) return undefined
-    const uris = [...new Set(value as string[])]
+    // Only what the asker may read: no watching another user's resources, or ones that do not exist.
+    const uris = [...new Set(value as string[])].filter((uri) => call.runtime.readable(uri, call))
     return { value: uris, topics: uris.map((uri) => resourceUpdated(uri).topic) }
   },
   notifications(event, honoured) {

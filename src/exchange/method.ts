@@ -23,6 +23,8 @@ export interface MethodDescriptor<T = unknown> {
   readonly target?: ((call: Call) => T) | undefined
   /** The arguments that `Mcp-Param-*` headers must repeat, and where in params they are. */
   readonly paramHeaders?: ((target: T) => { readonly headers: readonly ParamHeader[]; readonly args: JsonObject }) | undefined
+  /** OAuth scopes the request must have been granted for what it works on (InsufficientScope, 403, when not). */
+  readonly scopes?: ((target: T) => readonly string[] | undefined) | undefined
   /** Client capabilities the request must have declared (-32021 with the missing ones when not). */
   readonly clientNeeds?: ((call: Call, target: T) => ClientCapabilities | undefined) | undefined
   /**

@@ -1,11 +1,14 @@
 import type { JsonRpcId } from '../protocol/jsonrpc.js'
 import type { ServerCapabilities } from '../protocol/types.js'
-import type { Notify } from '../server/context.js'
+import type { Asker, Notify } from '../server/context.js'
+import { missingScopes } from '../server/server.js'
 import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
 import { TASKS } from '../tasks/records.js'
 import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
+import type { Call } from './call.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
+import { resourceAt } from './methods/resources.js'
 import type { Extension, ListenField, MethodDescriptor } from './method.js'
 import { CORE_METHODS } from './methods/index.js'
 import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
@@ -26,6 +29,16 @@ export interface RuntimeOptions {
   listen?: {
     /** Longest a listen stream stays open before it is ended gracefully (default: no limit). */
     maxLifetimeMs?: number | undefined
+    /**
+     * Whether the asker may follow changes of a resource (`resourceSubscriptions`); URIs it may not are left
+     * out of the acknowledgement. Default: a resource or template match it may read (visible, in scope).
+     */
+    readable?: ((uri: string, asker: Asker) => boolean) | undefined
+  } | undefined
+  /** Of authorization, what the exchange core needs (the rest is HTTP's: HandlerOptions.auth). */
+  auth?: {
+    /** Leave entries the caller lacks scopes for out of lists (default false). */
+    hideOutOfScope?: boolean | undefined
   } | undefined
   /**
    * Called once for every error the server cannot answer with a meaningful message: a handler's unexpected
@@ -60,6 +73,10 @@ export interface Runtime {
   readonly requestState: StateCodec
   readonly requestStateTtlMs: number
   readonly maxListenMs: number | undefined
+  /** Whether the asker may follow changes of a resource URI on a listen stream. */
+  readonly readable: (uri: string, asker: Call) => boolean
+  /** Lists leave out entries the caller lacks scopes for. */
+  readonly hideOutOfScope: boolean
   readonly notify: Notify
   readonly extensions: readonly Extension[]
   readonly listenFields: readonly ListenField[]
@@ -76,6 +93,12 @@ export interface Runtime {
 }
 
 const ERAS = ['modern', 'legacy'] as const
+
+/** A resource or template match the asker may read, scopes and all: what a listen stream may follow by default. */
+function readableResource(uri: string, asker: Call): boolean {
+  const target = resourceAt(asker, uri)
+  return target !== undefined && missingScopes(target, asker).length === 0
+}
 
 const defaultOnError = (error: unknown, context: ErrorContext) => console.error('mcp-edge:', context, error)
 
@@ -118,6 +141,8 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     requestState: stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     maxListenMs: options.listen?.maxLifetimeMs,
+    readable: options.listen?.readable ?? readableResource,
+    hideOutOfScope: options.auth?.hideOutOfScope ?? false,
     notify: {
       toolsChanged: () => publish(listChanged('tools')),
       promptsChanged: () => publish(listChanged('prompts')),

@@ -1,11 +1,13 @@
-import { HEADER_PROTOCOL_VERSION, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from '../protocol/constants.js'
-import { errorResponse, McpError } from '../protocol/errors.js'
+import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, PARSE_ERROR } from '../protocol/constants.js'
+import { errorResponse, InsufficientScope, McpError } from '../protocol/errors.js'
 import { classify, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Transport } from '../exchange/call.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { exchange } from '../exchange/exchange.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../exchange/runtime.js'
-import type { Notify } from '../server/context.js'
+import { authGate, type AuthGate, type Identity } from '../auth/gate.js'
+import type { AuthOptions } from '../auth/options.js'
+import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import { BodyRefused, DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
@@ -18,11 +20,11 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Interval of SSE keep-alive comments in ms (default 15 s; 0 turns them off). */
   keepAliveMs?: number | undefined
   /**
-   * Who is asking, when requests are authenticated (e.g. the subject of a verified token). `visible`
-   * predicates see it, and requestState is bound to it, so that one user's pending input request cannot
-   * be completed by another.
+   * Authorization as an OAuth 2.1 resource server: each request's bearer token is checked before anything
+   * else of it is read, handlers see who asked as `ctx.auth`, and requestState, tasks and listen streams
+   * are bound to that principal. Default: none, and every request is anonymous.
    */
-  principal?: ((request: Request, runtime: RuntimeContext) => string | undefined | Promise<string | undefined>) | undefined
+  auth?: AuthOptions | undefined
 }
 
 /** What a runtime hands to each request besides the Request itself. */
@@ -40,6 +42,11 @@ export interface RuntimeContext {
    * JSON object, notifications before it are dropped, and `subscriptions/listen` is refused with a reason.
    */
   buffered?: boolean | undefined
+  /**
+   * Identity an outer layer verified already (createWorker takes it from workers-oauth-provider's
+   * `ctx.auth`): with `auth` configured, it stands in for the bearer token, whose scopes still apply.
+   */
+  auth?: AuthInfo | undefined
 }
 
 export interface FetchHandler {
@@ -48,11 +55,16 @@ export interface FetchHandler {
   close(): Promise<void>
   /** Tells listen streams on every instance sharing the backplane that something changed. */
   readonly notify: Notify
+  /**
+   * Paths the handler answers besides the endpoint: with `auth`, the protected-resource metadata's
+   * (`/.well-known/oauth-protected-resource/…`). Route them to it too.
+   */
+  readonly metadataPaths: readonly string[]
 }
 
 interface HandlerContext {
   readonly runtime: Runtime
-  readonly principal: HandlerOptions['principal']
+  readonly gate: AuthGate | undefined
   readonly maxBodyBytes: number
   readonly keepAlives: KeepAlive
 }
@@ -64,16 +76,21 @@ interface HandlerContext {
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
   const runtime = createRuntime(server, options)
+  const gate = options.auth && authGate(options.auth, (e) => runtime.report(e, { during: 'authorization' }))
   const context: HandlerContext = {
     runtime,
-    principal: options.principal,
+    gate,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
   }
   const guard = requestGuard(options)
+  const metadataPaths = gate?.metadata.paths ?? []
   const handler = async (request: Request, platform: RuntimeContext = NO_PLATFORM) => {
-    const refused = guard(request)
+    // The metadata is public, for browser clients of any origin too: only the Host is checked.
+    const metadata = gate && request.url.includes('/.well-known/') && metadataPaths.includes(new URL(request.url).pathname)
+    const refused = guard(request, !metadata)
     if (refused) return refuse(`Forbidden: ${refused}`, FORBIDDEN)
+    if (metadata) return gate.metadata.respond(request)
     const cors = corsHeaders(request)
     switch (request.method) {
       case 'POST':
@@ -85,10 +102,17 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: 'POST, OPTIONS' }, -32000), cors)
     }
   }
-  return Object.assign(handler, { close: runtime.close, notify: runtime.notify })
+  return Object.assign(handler, { close: runtime.close, notify: runtime.notify, metadataPaths })
 }
 
 async function post(context: HandlerContext, request: Request, platform: RuntimeContext): Promise<Response> {
+  // Before anything of the request is read: an unauthenticated client learns nothing but where to get a token.
+  let identity: Identity | undefined
+  if (context.gate) {
+    const checked = await context.gate.authenticate(request, platform.env, platform.auth)
+    if (checked instanceof Response) return checked
+    identity = checked
+  }
   const type = request.headers.get('content-type')
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
     return refuse('Content-Type must be application/json', UNSUPPORTED_MEDIA_TYPE)
@@ -109,16 +133,7 @@ async function post(context: HandlerContext, request: Request, platform: Runtime
   } catch (e) {
     return json(errorResponse(readId(body), e as McpError), MALFORMED)
   }
-  let principal: string | undefined
-  if (context.principal) {
-    try {
-      principal = await context.principal(request, platform)
-    } catch (e) {
-      const errorId = context.runtime.report(e, { method: message.method, requestId: message.id, during: 'principal' })
-      return json(errorResponse(message.id, new McpError(INTERNAL_ERROR, `Internal error (error id ${errorId})`)), 200)
-    }
-  }
-  return respond(context, message, request, platform, principal)
+  return respond(context, message, request, platform, identity)
 }
 
 /**
@@ -127,7 +142,7 @@ async function post(context: HandlerContext, request: Request, platform: Runtime
  * the result. The client closing that stream, or the request's own abort signal, aborts the method;
  * nothing is written after.
  */
-function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, principal: string | undefined): Promise<Response> {
+function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {
   return new Promise<Response>((resolve) => {
     let stream: SseStream | undefined
     let settled = false
@@ -145,11 +160,15 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
     const transport: Transport = {
       versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
       header: (name) => request.headers.get(name),
-      cancel, emit, principal, request, env: platform.env, waitUntil: platform.waitUntil,
+      cancel, emit, principal: identity?.principal, auth: identity?.auth, request, env: platform.env, waitUntil: platform.waitUntil,
       deadline: platform.deadline, buffered: platform.buffered,
     }
     void exchange(context.runtime, message, transport).then((answer) => {
       settled = true
+      // Scopes are checked before the method runs, so no stream has begun: the challenge is the whole answer.
+      if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
+        return resolve(context.gate.forbidden(answer.error.scopes, answer.error.message))
+      }
       const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
       if (!stream) return resolve(body ? json(body, answerStatus(answer)) : new Response(null, { status: 204 }))
       if (body && !cancel.aborted) stream.write(body)

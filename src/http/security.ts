@@ -20,8 +20,11 @@ const ALLOWED_REQUEST_HEADERS = [
   'traceparent', 'tracestate', 'baggage',
 ]
 
-/** Host and Origin checks, prepared once per handler: the allow-lists lowercased into sets. */
-export function requestGuard(options: SecurityOptions): (request: Request) => string | undefined {
+/**
+ * Host and Origin checks, prepared once per handler: the allow-lists lowercased into sets. `origin` false
+ * checks the Host alone, for what any site may read.
+ */
+export function requestGuard(options: SecurityOptions): (request: Request, origin?: boolean) => string | undefined {
   const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()))
   const origins = options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [])
   const hostAllowed = (host: string) => {
@@ -30,9 +33,10 @@ export function requestGuard(options: SecurityOptions): (request: Request) => st
     return colon > 0 && hosts.has(host.slice(0, colon))
   }
   /** The reason a request must be refused with 403, or undefined when it may pass. */
-  return (request) => {
+  return (request, checkOrigin = true) => {
     const host = (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()
     if (!hostAllowed(host)) return `Host ${host} is not allowed (see the allowedHosts option)`
+    if (!checkOrigin) return undefined
     const origin = request.headers.get('origin')
     if (origin === null || origins === '*' || origins.has(origin) || sameOrigin(origin, host)) return undefined
     return `Origin ${origin} is not allowed`

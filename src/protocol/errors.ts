@@ -1,4 +1,4 @@
-import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from './constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND } from './constants.js'
 import type { JsonRpcId } from './jsonrpc.js'
 
 /**
@@ -14,6 +14,20 @@ export class McpError extends Error {
     this.name = 'McpError'
     this.code = code
     this.data = data
+  }
+}
+
+/**
+ * The request was not granted OAuth scopes the operation needs. Over HTTP it is no JSON-RPC error but a
+ * 403 challenge naming them (the spec defines no code for it), so that the client can step up.
+ */
+export class InsufficientScope extends McpError {
+  readonly scopes: readonly string[]
+
+  constructor(scopes: readonly string[], what: string) {
+    super(INVALID_REQUEST, `${what} needs scopes this request was not granted: ${scopes.join(' ')}`, { requiredScopes: scopes })
+    this.name = 'InsufficientScope'
+    this.scopes = scopes
   }
 }
 

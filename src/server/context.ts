@@ -5,10 +5,34 @@ import type {
   InputRequest, InputResponseFor, ListRootsResult,
 } from '../protocol/types.js'
 
+/**
+ * What a verified access token says about who is asking. The token itself is not part of it: a handler
+ * has nothing to pass upstream (the spec forbids token passthrough), and nothing to log by mistake.
+ */
+export interface AuthInfo {
+  /** The token's `sub`: the user (or the client, for client-credentials tokens). */
+  readonly subject?: string | undefined
+  /** The token's `iss`: who vouches for the subject. */
+  readonly issuer?: string | undefined
+  /** The OAuth client the token was issued to (`client_id`, or `azp`). */
+  readonly clientId?: string | undefined
+  /** Granted scopes, with those they imply (the `scopeImplies` option) already added. */
+  readonly scopes: readonly string[]
+  /** When the token expires, in seconds since the epoch. */
+  readonly expiresAt?: number | undefined
+  /** Every claim of the token (for a JWT, its payload). */
+  readonly claims: Readonly<Record<string, unknown>>
+}
+
 /** Who is asking: what `visible` predicates decide on. */
 export interface Asker {
-  /** The authenticated principal, when the runtime authenticates requests. */
+  /**
+   * Whom state is bound to (requestState, tasks, listen streams): `issuer|subject` of a verified token, or
+   * `client:<id>` for a token without a subject; undefined when requests are not authenticated.
+   */
   readonly principal?: string | undefined
+  /** The verified token's identity and scopes; undefined when requests are not authenticated. */
+  readonly auth?: AuthInfo | undefined
   readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
 }
 

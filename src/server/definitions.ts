@@ -14,6 +14,13 @@ type MaybePromise<T> = T | Promise<T>
  */
 export type Visibility = (asker: Asker) => boolean
 
+/**
+ * OAuth scopes a request must have been granted to use an entry; without them it gets 403
+ * `insufficient_scope` naming every scope it needs, so that the client can ask the user for more. An entry
+ * with scopes exists only where requests are authenticated (the `auth` option): elsewhere it is hidden.
+ */
+export type Scopes = readonly string[]
+
 /** What a tool handler may return: text, content blocks, a structured value, or the whole result. */
 export type ToolReturn = string | ContentBlock[] | CallToolResult | JsonObject | void
 
@@ -33,6 +40,7 @@ export interface ToolDefinition<In extends SchemaInput | undefined = SchemaInput
   /** Client capabilities the tool cannot run without; a request that lacks them gets -32021 before it runs. */
   requires?: ClientCapabilities | undefined
   visible?: Visibility | undefined
+  scopes?: Scopes | undefined
   /**
    * Whether a call runs as a task (the io.modelcontextprotocol/tasks extension): `optional` when the client
    * declared the extension, plain otherwise; `required` always, refusing clients without it (-32021).
@@ -57,6 +65,7 @@ export interface ResourceDefinition extends Omit<Resource, 'uri'> {
   /** Caching hints for `resources/read` of this resource. */
   cache?: CachePolicy | undefined
   visible?: Visibility | undefined
+  scopes?: Scopes | undefined
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => MaybePromise<ResourceReturn | undefined>
@@ -87,6 +96,7 @@ export interface PromptDefinition<Args extends SchemaInput | PromptArgument[] | 
   /** Completion of argument values, by argument name (enum arguments complete on their own). */
   complete?: Record<string, Completer> | undefined
   visible?: Visibility | undefined
+  scopes?: Scopes | undefined
 }
 
 export type PromptArgs<A> = A extends PromptArgument[] ? Record<string, string> : A extends SchemaInput ? Infer<A, Record<string, string>> : Record<string, string>

@@ -9,7 +9,7 @@ import type {
 import type { Asker } from './context.js'
 import type {
   Completer, ListName, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
-  ResourceTemplateDefinition, TemplateHandler, ToolDefinition, ToolHandler, Visibility,
+  ResourceTemplateDefinition, Scopes, TemplateHandler, ToolDefinition, ToolHandler, Visibility,
 } from './definitions.js'
 import { assertObjectSchema, compileSchema, type CompiledSchema, type SchemaInput } from './schema.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
@@ -26,7 +26,12 @@ export interface ServerOptions extends Implementation {
   capabilities?: ServerCapabilities | undefined
 }
 
-interface Entry { enabled: boolean; visible: Visibility | undefined }
+interface Entry {
+  enabled: boolean
+  visible: Visibility | undefined
+  /** OAuth scopes a request needs to use it; undefined when it needs none. */
+  scopes: Scopes | undefined
+}
 
 export interface ToolEntry extends Entry {
   tool: Tool
@@ -72,6 +77,26 @@ const WIRE: { [K in Kind]: (e: Entries[K]) => Wire[K] } = {
 const KIND_OF: Partial<Record<string, Kind>> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' }
 const DEFAULT_CACHE: CachePolicy = { ttlMs: 0, cacheScope: 'private' }
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+/** RFC 6749 §3.3 scope-token: what may stand between the spaces of a `scope` value or challenge. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/
+
+function scopesOf(scopes: Scopes | undefined, where: string): Scopes | undefined {
+  if (scopes === undefined) return undefined
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s))) {
+    throw new Error(`${where}: scopes must be an array of OAuth scope tokens (printable ASCII without spaces, quotes or backslashes)`)
+  }
+  return scopes.length > 0 ? Object.freeze([...new Set(scopes)]) : undefined
+}
+
+/** Whether an entry is there for the asker: enabled, authenticated if it has scopes, and visible to it. */
+const shown = (entry: Entry, asker: Asker) => entry.enabled && (!entry.scopes || asker.auth !== undefined) && (!entry.visible || entry.visible(asker))
+
+/** The scopes of `entry` that the asker was not granted (none when it needs none). */
+export function missingScopes(entry: { scopes: Scopes | undefined }, asker: Asker): string[] {
+  if (!entry.scopes) return []
+  const granted = asker.auth?.scopes ?? []
+  return entry.scopes.filter((s) => !granted.includes(s))
+}
 
 /**
  * One MCP server definition: who it is and its tools, resources, templates and prompts. It knows nothing of
@@ -139,7 +164,7 @@ export class McpServer {
     if (def.beforeTask && !def.task) throw new Error(`${where}: beforeTask needs task 'optional' or 'required'`)
     const entry: ToolEntry = {
       tool, input, output, params, requires: def.requires, handler: handler as ToolHandler<unknown>, enabled: true, visible: def.visible,
-      task: def.task, beforeTask: def.beforeTask as ToolHandler<unknown> | undefined,
+      scopes: scopesOf(def.scopes, where), task: def.task, beforeTask: def.beforeTask as ToolHandler<unknown> | undefined,
     }
     return this.#add('tool', name, entry)
   }
@@ -175,6 +200,7 @@ export class McpServer {
     const prompt: Prompt = strip({ name, title: def.title, description: def.description, arguments: args, icons: def.icons, _meta: def._meta })
     return this.#add('prompt', name, {
       prompt, schema, enums, complete: def.complete ?? {}, handler: handler as PromptHandler<unknown>, enabled: true, visible: def.visible,
+      scopes: scopesOf(def.scopes, where),
     })
   }
 
@@ -185,18 +211,23 @@ export class McpServer {
       throw new Error(`resource "${uri}": not an absolute URI`)
     }
     this.#assertFree('resource', uri)
-    const { cache, visible, ...meta } = def
-    return this.#add('resource', uri, { resource: strip({ uri, ...meta }), cache, handler, enabled: true, visible })
+    const { cache, visible, scopes, ...meta } = def
+    return this.#add('resource', uri, {
+      resource: strip({ uri, ...meta }), cache, handler, enabled: true, visible, scopes: scopesOf(scopes, `resource "${uri}"`),
+    })
   }
 
   resourceTemplate(uriTemplate: string, def: ResourceTemplateDefinition, handler: TemplateHandler): this {
     this.#assertFree('resourceTemplate', uriTemplate)
     const parsed = parseUriTemplate(uriTemplate)
-    const { list, complete, cache, visible, ...meta } = def
+    const { list, complete, cache, visible, scopes, ...meta } = def
+    const where = `resource template "${uriTemplate}"`
     for (const variable of Object.keys(complete ?? {})) {
-      if (!parsed.variables.includes(variable)) throw new Error(`resource template "${uriTemplate}": cannot complete unknown variable "${variable}"`)
+      if (!parsed.variables.includes(variable)) throw new Error(`${where}: cannot complete unknown variable "${variable}"`)
     }
-    return this.#add('resourceTemplate', uriTemplate, { template: strip({ uriTemplate, ...meta }), parsed, def, handler, enabled: true, visible })
+    return this.#add('resourceTemplate', uriTemplate, {
+      template: strip({ uriTemplate, ...meta }), parsed, def, handler, enabled: true, visible, scopes: scopesOf(scopes, where),
+    })
   }
 
   /** Removes a tool, prompt, resource (by URI) or resource template (by URI template); false if absent. */
@@ -221,15 +252,18 @@ export class McpServer {
     return () => this.#listeners.delete(listener)
   }
 
-  /** The entry of that name if it is enabled and the asker may see it. */
+  /** The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
   find<K extends Kind>(kind: K, name: string, asker: Asker): Entries[K] | undefined {
     const entry = this.#entries[kind].get(name)
-    return entry?.enabled && (!entry.visible || entry.visible(asker)) ? entry : undefined
+    return entry && shown(entry, asker) ? entry : undefined
   }
 
-  /** The enabled entries the asker may see, in registration order. */
-  entries<K extends Kind>(kind: K, asker: Asker): Entries[K][] {
-    return [...this.#entries[kind].values()].filter((e) => e.enabled && (!e.visible || e.visible(asker)))
+  /**
+   * The enabled entries the asker may see, in registration order; with `inScope`, only those whose scopes
+   * it was granted too.
+   */
+  entries<K extends Kind>(kind: K, asker: Asker, inScope = false): Entries[K][] {
+    return [...this.#entries[kind].values()].filter((e) => shown(e, asker) && (!inScope || missingScopes(e, asker).length === 0))
   }
 
   /** Whether some tool may run as a task: then the tasks extension is served. */
@@ -237,15 +271,15 @@ export class McpServer {
     return [...this.#entries.tool.values()].some((e) => e.task !== undefined)
   }
 
-  /** Whether some entry of this kind is shown to some askers only: then its list is per asker. */
+  /** Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */
   hidesSome(kind: Kind): boolean {
     return this.#hiding.has(kind)
   }
 
   /** The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
-  listed<K extends Kind>(kind: K, asker: Asker): Wire[K][] {
+  listed<K extends Kind>(kind: K, asker: Asker, inScope = false): Wire[K][] {
     const wire = WIRE[kind] as (e: Entries[K]) => Wire[K]
-    if (this.hidesSome(kind)) return this.entries(kind, asker).map(wire)
+    if (this.hidesSome(kind)) return this.entries(kind, asker, inScope).map(wire)
     let items = this.#lists.get(kind)
     if (!items) this.#lists.set(kind, (items = this.entries(kind, asker).map(wire)))
     return items as Wire[K][]
@@ -297,7 +331,7 @@ export class McpServer {
 
   #changed(kind: Kind): void {
     this.#lists.delete(kind)
-    if ([...this.#entries[kind].values()].some((e) => e.visible)) this.#hiding.add(kind)
+    if ([...this.#entries[kind].values()].some((e) => e.visible || e.scopes)) this.#hiding.add(kind)
     else this.#hiding.delete(kind)
     this.#capabilities = undefined
     for (const listener of this.#listeners) listener(LIST_OF[kind])

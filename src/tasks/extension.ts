@@ -92,7 +92,7 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
         })
         if (!seed) return before
       }
-      const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client }
+      const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}) }
       const holder = newHolder()
       const task = newTask(settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
       // Durable before it is announced: an immediate tasks/get on any instance finds it.

@@ -3,6 +3,7 @@ import { McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import { PROFILES } from '../protocol/profiles.js'
 import type { ClientCapabilities, Implementation } from '../protocol/types.js'
+import type { AuthInfo } from '../server/context.js'
 import type { Call, Transport } from '../exchange/call.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { Context } from '../exchange/context.js'
@@ -21,6 +22,8 @@ export interface Work {
   /** The protocol version of the request that made it. */
   readonly version: string
   readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
+  /** What the token of the request that made it said: the handler sees it as `ctx.auth` (never the token itself). */
+  readonly auth?: AuthInfo | undefined
 }
 
 /**
@@ -93,12 +96,13 @@ type Outcome =
 async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation, host: TaskHost): Promise<Outcome> {
   const work = task.work as unknown as Work
   const principal = task.owner === '' ? undefined : task.owner
+  const { auth } = work
   const transport: Transport = {
-    versionHeader: null, cancel, emit: () => {}, principal, env: host.env, waitUntil: host.waitUntil, deadline: host.deadline,
+    versionHeader: null, cancel, emit: () => {}, principal, auth, env: host.env, waitUntil: host.waitUntil, deadline: host.deadline,
   }
   const profile = PROFILES.get(work.version)!
   const call: Call = {
-    id: task.id, method: 'tools/call', params: { name: work.tool, arguments: work.arguments }, profile, runtime, transport, principal, client: work.client,
+    id: task.id, method: 'tools/call', params: { name: work.tool, arguments: work.arguments }, profile, runtime, transport, principal, auth, client: work.client,
   }
   const round: Round = {
     responses: {}, gathered: { ...task.answers }, memo: { ...task.memo }, method: call.method, digest: async () => '', principal,

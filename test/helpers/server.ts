@@ -49,7 +49,8 @@ export async function rpc(handler: (request: Request) => Promise<Response>, meth
   const headers = options.headers ?? modernHeaders(method, params, version === 'legacy' ? undefined : version)
   const res = await handler(new Request(options.url ?? 'http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(message) }))
   const body = res.headers.get('content-type') === 'application/json' ? await res.json() : undefined
-  if (body) expect(validateServerMessage(requestVersion(message, headers['mcp-protocol-version']), method, body)).toEqual([])
+  // Authorization refusals are OAuth error objects (`error` a string), not JSON-RPC messages.
+  if (body && typeof body.error !== 'string') expect(validateServerMessage(requestVersion(message, headers['mcp-protocol-version']), method, body)).toEqual([])
   return { status: res.status, headers: res.headers, body, response: res }
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, ToolError, type Backplane, type ErrorContext, type HandlerOptions } from '../../src/index.js'
 import { readBody } from '../../src/http/body.js'
 import { deferred } from '../helpers/async.js'
+import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
 
 function recorded(options: HandlerOptions = {}) {
@@ -62,18 +63,19 @@ describe('onError and what the client sees', () => {
     expect(errors.map((e) => e.context)).toEqual([{ errorId: idIn(body.error.message), method, requestId: 'r' }])
   })
 
-  it('a principal hook that throws: -32603 with an error id, reported as during principal, the handler never run', async () => {
+  it('a token verifier that throws: 503 with an error id and Retry-After, reported as during authorization, the handler never run', async () => {
     let ran = false
     const server = new McpServer({ name: 'p', version: '1.0.0' }).tool('t', { description: 't' }, () => {
       ran = true
       return 't'
     })
-    const { errors, options } = recorded({ principal: () => Promise.reject(new Error(SECRET)) })
-    const { status, body } = await rpc(createFetchHandler(server, options), 'tools/call', { name: 't', arguments: {}, _meta: META_2026() })
-    expect(status).toBe(200)
-    expect(body.error.code).toBe(-32603)
-    expect(body.error.message).toBe(`Internal error (error id ${errors[0]!.context.errorId})`)
-    expect(errors.map((e) => [(e.error as Error).message, e.context.method, e.context.requestId, e.context.during])).toEqual([[SECRET, 'tools/call', 1, 'principal']])
+    const { errors, options } = recorded({ auth: namedUsers({ verify: () => Promise.reject(new Error(SECRET)) }) })
+    const params = { name: 't', arguments: {}, _meta: META_2026() }
+    const { status, body, headers } = await rpc(createFetchHandler(server, options), 'tools/call', params, { headers: { ...modernHeaders('tools/call', params), ...as('alice') } })
+    expect(status).toBe(503)
+    expect(headers.get('retry-after')).toBe('5')
+    expect(body).toEqual({ error: 'temporarily_unavailable', error_description: `Tokens cannot be checked right now (error id ${errors[0]!.context.errorId})` })
+    expect(errors.map((e) => [(e.error as Error).message, e.context.during])).toEqual([[SECRET, 'authorization']])
     expect(ran).toBe(false)
   })
 

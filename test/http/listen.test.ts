@@ -15,6 +15,7 @@ function setup(options: HandlerOptions = {}, serverOptions: { prompts?: boolean 
   const server = new McpServer({ name: 'listen', version: '1.0.0' })
     .tool('t', { description: 't' }, () => 't')
     .resource('test://a', { name: 'a' }, () => 'a')
+    .resourceTemplate('test://n/{id}', { name: 'n' }, (uri) => uri)
   if (serverOptions.prompts) server.prompt('p', { description: 'p' }, () => 'p')
   const handler = createFetchHandler(server, { backplane, ...options })
   wire = recordingFetch(handler)
@@ -162,11 +163,11 @@ describe('subscriptions/listen', () => {
 
   it('honours up to 1000 URIs, each once', async () => {
     const { fetch, handler } = setup()
-    const uris = Array.from({ length: 1000 }, (_, i) => `test://${i % 500}`)
+    const uris = Array.from({ length: 1000 }, (_, i) => `test://n/${i % 500}`)
     const stream = await open(fetch, { resourceSubscriptions: uris, toolsListChanged: false })
     expect((await stream.next()).params.notifications).toEqual({ resourceSubscriptions: uris.slice(0, 500) })
-    await handler.notify.resourceUpdated('test://499')
-    expect((await stream.next()).params.uri).toBe('test://499')
+    await handler.notify.resourceUpdated('test://n/499')
+    expect((await stream.next()).params.uri).toBe('test://n/499')
     await stream.cancel()
   })
 
@@ -194,11 +195,11 @@ describe('subscriptions/listen', () => {
 
   it('resyncs every stream after a backplane interruption: a cue for each list and resource it watches', async () => {
     const { fetch, backplane } = setup()
-    const stream = await open(fetch, { toolsListChanged: true, resourceSubscriptions: ['test://a', 'test://b'] })
+    const stream = await open(fetch, { toolsListChanged: true, resourceSubscriptions: ['test://a', 'test://n/b'] })
     await stream.next()
     backplane.resync()
     const got = [await stream.next(), await stream.next(), await stream.next()].map((m) => m.params.uri ?? m.method)
-    expect(got).toEqual(['notifications/tools/list_changed', 'test://a', 'test://b'])
+    expect(got).toEqual(['notifications/tools/list_changed', 'test://a', 'test://n/b'])
     await stream.cancel()
   })
 })

@@ -4,6 +4,7 @@ import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/in
 import { decodeHeaderValue, encodeHeaderValue, headerMatches } from '../../src/protocol/headers.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, modernHeaders, rpc, TEST_SECRET } from '../helpers/server.js'
+import { namedUsers } from '../helpers/auth.js'
 
 const legacyHeaders = (version?: string) => ({ 'content-type': 'application/json', ...(version && { 'mcp-protocol-version': version }) })
 
@@ -81,7 +82,7 @@ describe('requestState binding', () => {
   const withUser = (user: string, params: Record<string, unknown>) => ({ ...modernHeaders('tools/call', params), authorization: `Bearer ${user}` })
 
   it('is bound to the principal: a state issued to alice does not work for bob', async () => {
-    const options: HandlerOptions = { principal: (r) => r.headers.get('authorization')?.slice(7), requestState: { secret: TEST_SECRET } }
+    const options: HandlerOptions = { auth: namedUsers(), requestState: { secret: TEST_SECRET } }
     const handler = createFetchHandler(asks(), options)
     const params = { name: 'confirm', _meta: META_2026({ elicitation: {} }) }
     const first = await rpc(handler, 'tools/call', params, { headers: withUser('alice', params) })

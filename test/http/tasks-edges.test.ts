@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred, until } from '../helpers/async.js'
+import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
 import { FORM, handlerPool, SEED_META, waitingServer, silentBackplane, TASK_CAPABILITIES, taskClient } from '../helpers/tasks.js'
 
@@ -41,10 +42,11 @@ describe('tasks: which calls become tasks', () => {
     }
   })
 
-  it('hands the handler the principal that made the task, and none for an anonymous one', async () => {
-    const server = new McpServer({ name: 'p', version: '1' }).tool('who', { task: 'required' }, (_a, ctx) => `${ctx.method} by ${String(ctx.principal)}`)
-    const handler = instance({ principal: (r) => r.headers.get('x-user') ?? undefined }, server)
-    for (const [headers, text] of [[{ 'x-user': 'alice' }, 'tools/call by alice'], [{}, 'tools/call by undefined']] as const) {
+  it('hands the handler the principal and identity that made the task, and none for an anonymous one', async () => {
+    const server = new McpServer({ name: 'p', version: '1' })
+      .tool('who', { task: 'required' }, (_a, ctx) => `${ctx.method} by ${String(ctx.principal)} (${ctx.auth?.subject})`)
+    const runs = [[instance({ auth: namedUsers() }, server), as('alice'), 'tools/call by alice (alice)'], [instance({}, server), {}, 'tools/call by undefined (undefined)']] as const
+    for (const [handler, headers, text] of runs) {
       const client = taskClient(handler, headers)
       const done = await client.waitFor(await client.start('who'), ['completed', 'failed'])
       expect(done.result.content[0].text).toBe(text)

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { McpServer, memoryTaskStore, type HandlerOptions } from '../../src/index.js'
 import { deferred } from '../helpers/async.js'
+import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, rpc } from '../helpers/server.js'
 import { handlerPool, SEED_META } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
@@ -96,16 +97,16 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
   })
 
   it("lists one's own tasks only, in pages", async () => {
-    const { result } = setup({ principal: (r) => r.headers.get('x-user') ?? undefined })
+    const { result } = setup({ auth: namedUsers() })
     const mine: string[] = []
-    for (let i = 0; i < 55; i++) mine.push((await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, { 'x-user': 'ann' })).task.taskId)
-    await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, { 'x-user': 'ben' })
-    const first = await result('tasks/list', {}, { 'x-user': 'ann' })
+    for (let i = 0; i < 55; i++) mine.push((await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, as('ann'))).task.taskId)
+    await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, as('ben'))
+    const first = await result('tasks/list', {}, as('ann'))
     expect(first.tasks).toHaveLength(50)
-    const second = await result('tasks/list', { cursor: first.nextCursor }, { 'x-user': 'ann' })
+    const second = await result('tasks/list', { cursor: first.nextCursor }, as('ann'))
     expect(second).not.toHaveProperty('nextCursor')
     expect([...first.tasks, ...second.tasks].map((t: any) => t.taskId)).toEqual(mine)
-    expect((await result('tasks/list', {}, { 'x-user': 'ben' })).tasks).toHaveLength(1)
+    expect((await result('tasks/list', {}, as('ben'))).tasks).toHaveLength(1)
   })
 
   it('has no tasks/list where the store cannot list, and says so in its capability', async () => {

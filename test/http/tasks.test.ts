@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from '../helpers/async.js'
+import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
 import { FORM, handlerPool, waitingServer } from '../helpers/tasks.js'
 import { recordingFetch } from '../helpers/wire.js'
@@ -150,12 +151,12 @@ describe('tasks: creation and reading', () => {
 
 describe('tasks: principals', () => {
   it("answers another principal's get, update and cancel as if the task did not exist, and leaves the task alone", async () => {
-    const { call } = setup({ principal: (r) => r.headers.get('x-user') ?? undefined })
-    const alice = { 'x-user': 'alice' }
+    const { call } = setup({ auth: namedUsers() })
+    const alice = as('alice')
     const created = await call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a' } }, undefined, alice)
     const taskId = created.body.result.taskId
     for (const [method, extra] of [['tasks/get', {}], ['tasks/update', { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }], ['tasks/cancel', {}]] as const) {
-      for (const who of [{ 'x-user': 'bob' }, {}]) {
+      for (const who of [as('bob'), as('alice.evil')]) {
         const res = await call(method, { taskId, ...extra }, undefined, who)
         expect([method, res.body.error]).toEqual([method, { code: -32602, message: `Unknown task: ${taskId}` }])
       }
@@ -323,13 +324,13 @@ describe('tasks: notifications on listen', () => {
       const answer = await ctx.elicit('confirm', FORM('Delete?'))
       return answer.action === 'accept' ? 'Deleted f' : 'Kept f'
     })
-    const { handler, result } = setup({ principal: (r) => r.headers.get('x-user') ?? undefined }, server)
+    const { handler, result } = setup({ auth: namedUsers() }, server)
     const wire = recordingFetch((r) => handler(r))
-    const alice = { 'x-user': 'alice' }
+    const alice = as('alice')
     const created = await result('tools/call', { name: 'gated', arguments: {} }, undefined, alice)
     const taskId = created.taskId
     const mine = await openListen(wire.fetch, { taskIds: [taskId, taskId] }, 7, WITH_TASKS, alice)
-    const theirs = await openListen(wire.fetch, { taskIds: [taskId] }, 8, WITH_TASKS, { 'x-user': 'bob' })
+    const theirs = await openListen(wire.fetch, { taskIds: [taskId] }, 8, WITH_TASKS, as('bob'))
     expect((await mine.next()).params.notifications).toEqual({ taskIds: [taskId] })
     await theirs.next()
     gate.resolve()

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
 import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
+import { namedUsers } from '../helpers/auth.js'
 
 const admin = ({ principal }: { principal?: string | undefined }) => principal === 'admin'
 
@@ -17,10 +18,10 @@ function setup() {
     .resource('test://public', { name: 'public' }, () => 'p')
     .resource('test://secret', { name: 'secret', visible: admin }, () => 'the secret')
     .resourceTemplate('test://admin/{id}', { name: 'admin', visible: admin, complete: { id: () => ['1'] } }, (uri) => uri)
-  const handler = createFetchHandler(server, { principal: (r) => r.headers.get('authorization')?.slice('Bearer '.length) })
+  const handler = createFetchHandler(server, { auth: namedUsers() })
   const as = (user: string | undefined, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) => {
     const full = { ...params, _meta: META_2026(capabilities) }
-    return rpc(handler, method, full, { headers: { ...modernHeaders(method, full), ...(user && { authorization: `Bearer ${user}` }) } })
+    return rpc(handler, method, full, { headers: { ...modernHeaders(method, full), authorization: `Bearer ${user ?? 'guest'}` } })
   }
   return { server, as }
 }

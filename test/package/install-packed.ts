@@ -9,7 +9,7 @@ export const run = promisify(execFile)
 const ROOT = process.cwd()
 
 /** What README snippets import besides mcp-edge, and the compiler and types to check them with. */
-const README_NEEDS = ['zod', 'hono', 'ioredis', 'typescript', '@types/node', '@cloudflare/workers-types']
+const README_NEEDS = ['zod', 'hono', 'ioredis', 'typescript', '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider']
 
 export interface Consumer {
   dir: string

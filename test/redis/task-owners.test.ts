@@ -7,6 +7,7 @@ import { redisTaskStore } from '../../adapters/redis/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { createFetchHandler } from '../../src/index.js'
 import { REDIS_URL } from '../helpers/redis.js'
+import { as, namedUsers } from '../helpers/auth.js'
 import { TEST_SECRET } from '../helpers/server.js'
 import { taskClient } from '../helpers/tasks.js'
 
@@ -14,7 +15,7 @@ const store = redisTaskStore({ url: REDIS_URL, prefix: `test-${crypto.randomUUID
 const instance = () => createFetchHandler(createEverythingServer(), {
   requestState: { secret: TEST_SECRET },
   tasks: { store },
-  principal: (request) => request.headers.get('x-user') ?? undefined,
+  auth: namedUsers(),
 })
 const one = instance()
 const two = instance()
@@ -29,11 +30,11 @@ const anonymised = (body: { error?: { message: string } }, id: string) =>
 
 describe('task owners across instances sharing Redis', () => {
   it('answers another principal as if the task did not exist, and leaves the task as it was', async () => {
-    const alice = taskClient(one, { 'x-user': 'alice' })
+    const alice = taskClient(one, as('alice'))
     const id = await alice.start('confirm_delete', { filename: 'secret.txt' })
     const waiting = await alice.waitFor(id, ['input_required'])
 
-    const bob = taskClient(two, { 'x-user': 'bob' })
+    const bob = taskClient(two, as('bob'))
     const unknown = 'AAAAAAAAAAAAAAAAAAAAAA' // the shape of a task id, never made
     const ask = {
       get: (t: string) => bob.get(t),
@@ -48,7 +49,7 @@ describe('task owners across instances sharing Redis', () => {
     }
 
     // Neither bob's answer nor his cancel took: the owner, on the other instance, still finds it waiting.
-    const { _meta: _, ...now } = (await taskClient(two, { 'x-user': 'alice' }).get(id)).result!
+    const { _meta: _, ...now } = (await taskClient(two, as('alice')).get(id)).result!
     const { _meta: __, ...before } = waiting
     expect(now).toEqual(before)
   })

@@ -28,25 +28,25 @@ describe('McpHub fan-out', () => {
   })
 
   it('spreads many resource subscriptions over shards and sockets, and delivers each only to its subscribers', async () => {
-    const uris = Array.from({ length: 25 }, (_, i) => `test://many/${i}`)
+    const uris = Array.from({ length: 25 }, (_, i) => `test://template/many${i}/data`)
     const stream = await listen({ resourceSubscriptions: uris }, 'w-2')
     expect((await stream.next()).params.notifications.resourceSubscriptions).toHaveLength(25)
-    const other = await listen({ resourceSubscriptions: ['test://other'] }, 'w-3')
+    const other = await listen({ resourceSubscriptions: ['test://template/other/data'] }, 'w-3')
     await other.next()
     // Another Worker of the same deployment, outside any request (a cron trigger, say).
     const server = new McpServer({ name: 'publisher', version: '1' }).tool('t', { description: 't' }, () => '')
     const notify = createWorker<Cloudflare.Env>(server).notify(env)
-    for (const uri of [uris[3]!, uris[17]!, 'test://nobody']) await notify.resourceUpdated(uri)
+    for (const uri of [uris[3]!, uris[17]!, 'test://template/nobody/data']) await notify.resourceUpdated(uri)
     const got = [await stream.next(), await stream.next()].map((m) => m.params.uri).sort()
     expect(got).toEqual([uris[17], uris[3]].sort())
-    await notify.resourceUpdated('test://other')
-    expect((await other.next()).params.uri).toBe('test://other')
+    await notify.resourceUpdated('test://template/other/data')
+    expect((await other.next()).params.uri).toBe('test://template/other/data')
     await stream.cancel()
     await other.cancel()
   })
 
   it('carries 64 URIs on sockets of at most 10 tags, and a publish reaches only the socket of its tag', async () => {
-    const uris = Array.from({ length: 64 }, (_, i) => `test://wide/${i}`)
+    const uris = Array.from({ length: 64 }, (_, i) => `test://template/wide${i}/data`)
     const perShard = [0, 1, 2, 3].map((s) => uris.filter((u) => shardOf(resourceUpdated(u).topic, 4) === s).length)
     expect(Math.max(...perShard)).toBeGreaterThan(10)
     const before = await allSockets()

@@ -1,7 +1,7 @@
 import type { ServerCapabilities } from '../../protocol/types.js'
 import type { ListName } from '../../server/definitions.js'
 import type { Kind } from '../../server/server.js'
-import { listPage } from '../call.js'
+import { listed, listPage } from '../call.js'
 import { servedBy } from '../capabilities.js'
 import type { MethodDescriptor } from '../method.js'
 
@@ -9,5 +9,5 @@ import type { MethodDescriptor } from '../method.js'
 export const listMethod = (method: string, kind: Kind, list: ListName, capability: keyof ServerCapabilities): MethodDescriptor => ({
   method,
   served: servedBy(capability),
-  run: async (call) => listPage(call, list, call.runtime.server.listed(kind, call)),
+  run: async (call) => listPage(call, list, listed(call, kind)),
 })

@@ -13,6 +13,7 @@ export const getPrompt: MethodDescriptor<PromptEntry> = {
   served: servedBy('prompts'),
   nameParam: 'name',
   target: (call) => namedEntry(call, 'prompt').entry,
+  scopes: (entry) => entry.scopes,
   async run(call, entry) {
     const name = entry.prompt.name
     const raw = argumentsOf(call.params)

@@ -1,6 +1,7 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { CachePolicy, ResourceContents } from '../../protocol/types.js'
-import { cached, listPage, requireString, withInput } from '../call.js'
+import type { ResourceEntry, TemplateEntry } from '../../server/server.js'
+import { cached, listed, listPage, requireString, withInput, type Call } from '../call.js'
 import { servedBy } from '../capabilities.js'
 import { Context } from '../context.js'
 import type { MethodDescriptor } from '../method.js'
@@ -11,28 +12,51 @@ export const listResources: MethodDescriptor = {
   method: 'resources/list',
   served: servedBy('resources'),
   async run(call) {
-    const { server } = call.runtime
-    const fixed = server.listed('resource', call)
-    const listing = server.entries('resourceTemplate', call).filter((e) => e.def.list)
+    const { server, hideOutOfScope } = call.runtime
+    const fixed = listed(call, 'resource')
+    const listing = server.entries('resourceTemplate', call, hideOutOfScope).filter((e) => e.def.list)
     if (listing.length === 0) return listPage(call, 'resources', fixed)
     const ctx = new Context(call)
-    const listed = await Promise.all(listing.map((e) => e.def.list!(ctx)))
-    return listPage(call, 'resources', [...fixed, ...listed.flat()])
+    const made = await Promise.all(listing.map((e) => e.def.list!(ctx)))
+    return listPage(call, 'resources', [...fixed, ...made.flat()])
   },
 }
 
 export const listTemplates = listMethod('resources/templates/list', 'resourceTemplate', 'resourceTemplates', 'resources')
 
+/** Where a URI is served from: a static resource, or a template with the variables it matched. */
+export type ResourceTarget =
+  | { readonly uri: string; readonly fixed: ResourceEntry; readonly template?: undefined; readonly scopes: readonly string[] | undefined }
+  | { readonly uri: string; readonly fixed?: undefined; readonly template: TemplateEntry; readonly variables: Record<string, string>; readonly scopes: readonly string[] | undefined }
+
+/** A static resource by exact URI, else the first template that matches, as the asker may see them. */
+export function resourceAt(call: Call, uri: string): ResourceTarget | undefined {
+  const { server } = call.runtime
+  const fixed = server.find('resource', uri, call)
+  if (fixed) return { uri, fixed, scopes: fixed.scopes }
+  for (const template of server.entries('resourceTemplate', call)) {
+    const variables = template.parsed.match(uri)
+    if (variables) return { uri, template, variables, scopes: template.scopes }
+  }
+  return undefined
+}
+
+const notFound = (uri: string) => invalidParams(`Resource not found: ${uri}`, { uri })
+
 /** A static resource by exact URI, else the first template that matches; nothing (or no contents) is -32602. */
-export const readResource: MethodDescriptor<string> = {
+export const readResource: MethodDescriptor<ResourceTarget> = {
   method: 'resources/read',
   served: servedBy('resources'),
   nameParam: 'uri',
-  target: (call) => requireString(call.params, 'uri'),
-  run(call, uri) {
-    const { server } = call.runtime
-    const notFound = () => invalidParams(`Resource not found: ${uri}`, { uri })
-    const fixed = server.find('resource', uri, call)
+  target(call) {
+    const uri = requireString(call.params, 'uri')
+    const target = resourceAt(call, uri)
+    if (!target) throw notFound(uri)
+    return target
+  },
+  scopes: (target) => target.scopes,
+  run(call, target) {
+    const { uri, fixed, template } = target
     return withInput(call, async (ctx) => {
       let contents: ResourceContents[] | undefined
       let policy: CachePolicy | undefined
@@ -40,13 +64,11 @@ export const readResource: MethodDescriptor<string> = {
         contents = resourceContents(await fixed.handler(uri, ctx), uri, fixed.resource.mimeType)
         policy = fixed.cache
       } else {
-        const entry = server.entries('resourceTemplate', call).find((e) => e.parsed.match(uri))
-        if (!entry) throw notFound()
-        contents = resourceContents(await entry.handler(uri, entry.parsed.match(uri)!, ctx), uri, entry.template.mimeType)
-        policy = entry.def.cache
+        contents = resourceContents(await template.handler(uri, target.variables, ctx), uri, template.template.mimeType)
+        policy = template.def.cache
       }
-      if (!contents || contents.length === 0) throw notFound()
-      return cached(call, policy ?? server.cachePolicy('read'), { contents })
+      if (!contents || contents.length === 0) throw notFound(uri)
+      return cached(call, policy ?? call.runtime.server.cachePolicy('read'), { contents })
     })
   },
 }

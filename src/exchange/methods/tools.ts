@@ -21,6 +21,7 @@ export const callTool: MethodDescriptor<ToolCall> = {
   nameParam: 'name',
   target: (call) => ({ ...namedEntry(call, 'tool'), args: argumentsOf(call.params) }),
   paramHeaders: ({ entry, args }) => ({ headers: entry.params, args }),
+  scopes: ({ entry }) => entry.scopes,
   clientNeeds: (call, { entry }) => (entry.requires ? missingCapabilities(entry.requires, call.client.capabilities) : undefined),
   run: runTool,
 }

@@ -1,0 +1,148 @@
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { InvalidToken, type TokenVerifier, type Verified } from './options.js'
+
+export interface JwtOptions {
+  /** The issuer (`iss`) a token must name, or several. */
+  issuer: string | readonly string[]
+  /**
+   * Where the issuer publishes its keys. Default: the `jwks_uri` of its metadata (RFC 8414, then OpenID
+   * discovery), fetched on first use. Only with one issuer.
+   */
+  jwksUri?: string | undefined
+  /** Fixed keys instead of fetched ones (a Worker cannot fetch its own hostname). */
+  jwks?: JSONWebKeySet | undefined
+  /** Signature algorithms accepted (default: the asymmetric ones; never `none` or an HMAC). */
+  algorithms?: readonly string[] | undefined
+  /** Leeway for `exp` and `nbf`, in seconds (default 30). */
+  clockToleranceSec?: number | undefined
+  /** The `typ` header a token must have, such as `at+jwt` (RFC 9068); default: any. */
+  typ?: string | undefined
+  /** How long fetched keys are trusted before they are fetched again (default 1 hour). */
+  cacheMaxAgeMs?: number | undefined
+  /** The fetch for metadata and keys (a service binding, say). */
+  fetch?: typeof fetch | undefined
+}
+
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+
+/**
+ * Key sets and issuer metadata in module scope, shared by every verifier of the process (or isolate):
+ * Workers and Lambda make handlers far more often than keys change, and a key set fetched once serves
+ * every request after. jose refetches a set at most every 30 s when a token names a key it lacks (a
+ * rotation), one fetch at a time.
+ */
+const keySets = new Map<string, JWTVerifyGetKey>()
+const jwksUris = new Map<string, Promise<string>>()
+
+/**
+ * A verifier of JWT access tokens signed with the issuer's published keys: signature (allow-listed
+ * algorithms), issuer, expiry (`exp` required), and audience, always: `aud` (a string or an array) or an
+ * RFC 8707 `resource` claim must name the configured resource exactly. Its scopes are read from `scope`
+ * (space-separated) or `scp` (an array).
+ */
+export function jwtVerifier(options: JwtOptions): TokenVerifier {
+  const issuers = typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer]
+  if (issuers.length === 0 || issuers.some((i) => typeof i !== 'string' || i === '')) throw new Error('jwtVerifier: issuer must name at least one issuer')
+  if (options.jwksUri && issuers.length > 1) throw new Error('jwtVerifier: jwksUri names the keys of one issuer; with several, each one\'s are discovered')
+  const algorithms = [...(options.algorithms ?? ASYMMETRIC)]
+  if (algorithms.some((a) => a === 'none' || a.startsWith('HS'))) throw new Error('jwtVerifier: algorithms must be asymmetric (none and HMAC would let anyone who has the public key sign)')
+  const doFetch = options.fetch ?? fetch
+  const maxAge = options.cacheMaxAgeMs ?? 3_600_000
+  const local = options.jwks && createLocalJWKSet(options.jwks)
+
+  const keysOf = async (issuer: string): Promise<JWTVerifyGetKey> => {
+    if (local) return local
+    const uri = options.jwksUri ?? (await discoverJwksUri(issuer, doFetch))
+    let set = keySets.get(uri)
+    if (!set) keySets.set(uri, (set = createRemoteJWKSet(new URL(uri), { cacheMaxAge: maxAge, [customFetch]: doFetch })))
+    return set
+  }
+
+  const verify = async (token: string, context: { resource: string }): Promise<Verified> => {
+    let claimed: JWTPayload
+    try {
+      claimed = decodeJwt(token)
+    } catch {
+      throw new InvalidToken('The token is not a JWT')
+    }
+    // The issuer picks the keys; the signature check below makes sure it was not made up.
+    if (typeof claimed.iss !== 'string' || !issuers.includes(claimed.iss)) throw new InvalidToken('The token is from an issuer this server does not trust')
+    const keys = await keysOf(claimed.iss)
+    let payload: JWTPayload
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: issuers, algorithms, clockTolerance: options.clockToleranceSec ?? 30, requiredClaims: ['exp'],
+        ...(options.typ ? { typ: options.typ } : {}),
+      }))
+    } catch (e) {
+      throw tokenProblem(e)
+    }
+    if (!names(payload.aud, context.resource) && !names(payload.resource, context.resource)) {
+      throw new InvalidToken('The token was not issued for this server (audience)')
+    }
+    return identity(payload)
+  }
+  return Object.assign(verify, { issuers })
+}
+
+/** Whether a claim (a string or an array of strings) names `resource`. */
+const names = (claim: unknown, resource: string) => claim === resource || (Array.isArray(claim) && claim.includes(resource))
+
+function identity(payload: JWTPayload): Verified {
+  const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean)
+    : Array.isArray(payload.scp) ? payload.scp.filter((s): s is string => typeof s === 'string') : []
+  return { subject: payload.sub, issuer: payload.iss, clientId, scopes, expiresAt: payload.exp, claims: payload }
+}
+
+/**
+ * A failure of the token (an InvalidToken, with what is wrong), or of the server's side (keys unreachable
+ * or malformed): thrown on as it is, to be answered 503 rather than blamed on the client.
+ */
+function tokenProblem(e: unknown): unknown {
+  // jose throws its bare JOSEError for a key-set response that is not 200 or not JSON: the server's side too.
+  if (!(e instanceof errors.JOSEError) || e.constructor === errors.JOSEError || e instanceof errors.JWKSTimeout || e instanceof errors.JWKSInvalid) return e
+  if (e instanceof errors.JWTExpired) return new InvalidToken('The token has expired')
+  if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken('The token signature is not valid')
+  if (e instanceof errors.JOSEAlgNotAllowed) return new InvalidToken('The token is signed with an algorithm this server does not accept')
+  if (e instanceof errors.JWTClaimValidationFailed) return new InvalidToken(`The token's ${e.claim} claim is not acceptable`)
+  return new InvalidToken('The token is not a valid JWT')
+}
+
+/**
+ * The issuer's `jwks_uri`, from its RFC 8414 metadata (path inserted after the well-known prefix) or,
+ * failing that, its OpenID configuration; the metadata must name the same issuer. Cached per issuer; a
+ * failed lookup is forgotten after 30 s, so that an outage is not hammered and not remembered for long.
+ */
+function discoverJwksUri(issuer: string, doFetch: typeof fetch): Promise<string> {
+  let found = jwksUris.get(issuer)
+  if (!found) {
+    found = lookUp(issuer, doFetch)
+    jwksUris.set(issuer, found)
+    found.catch(() => setTimeout(() => jwksUris.get(issuer) === found && jwksUris.delete(issuer), 30_000))
+  }
+  return found
+}
+
+async function lookUp(issuer: string, doFetch: typeof fetch): Promise<string> {
+  const url = new URL(issuer)
+  const path = url.pathname === '/' ? '' : url.pathname
+  const candidates = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`]
+  const problems: string[] = []
+  for (const candidate of candidates) {
+    try {
+      const response = await doFetch(candidate, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) })
+      if (!response.ok) {
+        problems.push(`${candidate}: HTTP ${response.status}`)
+        continue
+      }
+      const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown }
+      if (metadata.issuer !== issuer) throw new Error(`it names issuer ${String(metadata.issuer)}`)
+      if (typeof metadata.jwks_uri !== 'string') throw new Error('it has no jwks_uri')
+      return metadata.jwks_uri
+    } catch (e) {
+      problems.push(`${candidate}: ${(e as Error).message}`)
+    }
+  }
+  throw new Error(`mcp-edge: found no keys of issuer ${issuer} (${problems.join('; ')})`)
+}

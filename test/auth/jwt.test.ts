@@ -1,0 +1,210 @@
+/**
+ * jwtVerifier called directly, against local authorization servers on loopback (test/helpers/auth-server.ts):
+ * what a valid token resolves to, audience and issuer checks, exp/nbf and clock tolerance, the typ header,
+ * key discovery (RFC 8414) and the module-level key-set cache across verifiers and rotations, option checks,
+ * and, once through the fetch handler, that unreachable keys are answered 503, not blamed on the token.
+ */
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { createFetchHandler, InvalidToken, jwtVerifier, type ErrorContext, type TokenVerifier } from '../../src/index.js'
+import { startAuthServer, type AuthServer } from '../helpers/auth-server.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+
+const RESOURCE = 'https://mcp.example.com/mcp'
+const AUDIENCE = 'The token was not issued for this server (audience)'
+const UNTRUSTED_ISSUER = 'The token is from an issuer this server does not trust'
+
+const check = (verify: TokenVerifier, token: string, resource = RESOURCE) =>
+  verify(token, { resource, request: new Request('http://x/mcp'), env: undefined })
+
+/** What a verification was rejected with (undefined when it resolved). */
+const rejection = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
+
+/** The message of the InvalidToken a verification is refused with; fails when it is not one. */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  const e = await rejection(p)
+  expect(e).toBeInstanceOf(InvalidToken)
+  return (e as InvalidToken).message
+}
+
+// as: most tests; other: a second issuer; the rest each serve one test, so that their counts and caches start empty.
+let as: AuthServer, other: AuthServer, untouched: AuthServer, discovered: AuthServer, cold: AuthServer, rotating: AuthServer, flight: AuthServer
+beforeAll(async () => {
+  [as, other, untouched, discovered, cold, rotating, flight] = await Promise.all([
+    startAuthServer(), startAuthServer(), startAuthServer(), startAuthServer(), startAuthServer(), startAuthServer(), startAuthServer(),
+  ])
+})
+afterAll(() => Promise.all([as, other, untouched, discovered, cold, rotating, flight].map((s) => s.close())))
+
+describe('a valid token', () => {
+  it('resolves to its subject, issuer, client, space-separated scopes, expiry and claims', async () => {
+    const token = await as.token(RESOURCE, { scope: 'mcp:read  mcp:write' })
+    expect(await check(jwtVerifier({ issuer: as.issuer }), token)).toEqual({
+      subject: 'user-1', issuer: as.issuer, clientId: 'test-client', scopes: ['mcp:read', 'mcp:write'], expiresAt: decodeJwt(token).exp, claims: decodeJwt(token),
+    })
+  })
+
+  it('takes scopes from an scp array, and the client from azp when there is no client_id', async () => {
+    const found = await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { scp: ['a', 'b'], client_id: undefined, azp: 'azp-client' }))
+    expect([found?.scopes, found?.clientId]).toEqual([['a', 'b'], 'azp-client'])
+    const both = await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { azp: 'azp-client' }))
+    expect([both?.scopes, both?.clientId]).toEqual([[], 'test-client'])
+  })
+})
+
+describe('audience', () => {
+  const verify = () => jwtVerifier({ issuer: as.issuer })
+  it('accepts an aud array naming the resource, and an RFC 8707 resource claim (string or array) when aud names another', async () => {
+    expect(await check(verify(), await as.token('', { aud: ['https://other.example', RESOURCE] }))).toBeDefined()
+    expect(await check(verify(), await as.token('https://other.example', { resource: RESOURCE }))).toBeDefined()
+    expect(await check(verify(), await as.token('https://other.example', { resource: ['https://x.example', RESOURCE] }))).toBeDefined()
+  })
+
+  it.each([['with a trailing slash', `${RESOURCE}/`], ['in another case', 'https://MCP.example.com/mcp'], ['as a prefix', 'https://mcp.example.com']])(
+    'refuses a resource that differs only %s (exact match), in aud and in resource', async (_what, near) => {
+      expect(await refusal(check(verify(), await as.token(near)))).toBe(AUDIENCE)
+      expect(await refusal(check(verify(), await as.token('https://other.example', { resource: [near] })))).toBe(AUDIENCE)
+    })
+})
+
+describe('expiry and not-before', () => {
+  it('refuses a token without exp, and one whose nbf is in the future', async () => {
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { exp: undefined })))).toBe("The token's exp claim is not acceptable")
+    const nbf = Math.floor(Date.now() / 1000) + 300
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { nbf })))).toBe("The token's nbf claim is not acceptable")
+  })
+
+  it('accepts a token expired 10 s ago with the default 30 s tolerance, and refuses it with clockToleranceSec 0', async () => {
+    const token = await as.token(RESOURCE, {}, { expiresInSec: -10 })
+    expect((await check(jwtVerifier({ issuer: as.issuer }), token))?.subject).toBe('user-1')
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer, clockToleranceSec: 0 }), token))).toBe('The token has expired')
+  })
+})
+
+describe('issuer', () => {
+  it('refuses a token of an issuer not configured, without fetching any keys', async () => {
+    const before = other.jwksFetches
+    expect(await refusal(check(jwtVerifier({ issuer: untouched.issuer }), await other.token(RESOURCE)))).toBe(UNTRUSTED_ISSUER)
+    expect([untouched.jwksFetches, other.jwksFetches]).toEqual([0, before])
+  })
+
+  it('verifies each of two issuers with its own keys, discovered per issuer', async () => {
+    const verify = jwtVerifier({ issuer: [as.issuer, other.issuer] })
+    expect((await check(verify, await as.token(RESOURCE)))?.issuer).toBe(as.issuer)
+    expect((await check(verify, await other.token(RESOURCE)))?.issuer).toBe(other.issuer)
+    // Signed by the second issuer's key (under the same kid) but naming the first: checked with the first's keys.
+    expect(await refusal(check(verify, await other.token(RESOURCE, { iss: as.issuer })))).toBe('The token signature is not valid')
+  })
+})
+
+describe('typ header', () => {
+  it("with typ 'at+jwt', refuses a token typed JWT and accepts one typed at+jwt (fixed keys, no fetch)", async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256')
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'local', alg: 'ES256' }] }
+    const issuer = 'https://issuer.invalid'
+    const sign = (typ: string) => new SignJWT({ sub: 'u', aud: RESOURCE }).setProtectedHeader({ alg: 'ES256', typ, kid: 'local' })
+      .setIssuer(issuer).setExpirationTime('5m').sign(privateKey)
+    const strict = jwtVerifier({ issuer, jwks, typ: 'at+jwt' })
+    expect(await refusal(check(strict, await sign('JWT')))).toBe("The token's typ claim is not acceptable")
+    expect((await check(strict, await sign('at+jwt')))?.subject).toBe('u')
+    expect((await check(jwtVerifier({ issuer, jwks }), await sign('JWT')))?.subject).toBe('u')
+  })
+})
+
+describe('key set cache and rotation', () => {
+  afterEach(() => vi.useRealTimers())
+  /** Moves the clock (Date only) past jose's 30 s cooldown between refetches for an unknown kid. */
+  const pastCooldown = () => vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 31_000 })
+
+  it('fetches the key set once for many verifications, by one verifier or several made apart', async () => {
+    const first = jwtVerifier({ issuer: cold.issuer, jwksUri: cold.jwksUri })
+    for (let i = 0; i < 5; i++) await check(first, await cold.token(RESOURCE))
+    expect(cold.jwksFetches).toBe(1)
+    await check(jwtVerifier({ issuer: cold.issuer, jwksUri: cold.jwksUri }), await cold.token(RESOURCE))
+    await check(jwtVerifier({ issuer: cold.issuer }), await cold.token(RESOURCE))
+    expect(cold.jwksFetches).toBe(1)
+  })
+
+  it('after a rotation accepts a token of the new kid after exactly one more fetch (not within 30 s of the last one)', async () => {
+    const verify = jwtVerifier({ issuer: rotating.issuer })
+    await check(verify, await rotating.token(RESOURCE))
+    await rotating.rotate('k2')
+    const k2 = await rotating.token(RESOURCE, {}, { kid: 'k2' })
+    expect(await refusal(check(verify, k2))).toBe('The token signature is not valid')
+    expect(rotating.jwksFetches).toBe(1)
+    pastCooldown()
+    expect((await check(verify, k2))?.subject).toBe('user-1')
+    expect((await check(verify, await rotating.token(RESOURCE)))?.subject).toBe('user-1')
+    expect(rotating.jwksFetches).toBe(2)
+  })
+
+  it('fetches once for ten concurrent verifications of a token of a new kid (single flight)', async () => {
+    const verify = jwtVerifier({ issuer: flight.issuer })
+    await check(verify, await flight.token(RESOURCE))
+    await flight.rotate('k2')
+    pastCooldown()
+    const k2 = await flight.token(RESOURCE, {}, { kid: 'k2' })
+    const found = await Promise.all(Array.from({ length: 10 }, () => check(verify, k2)))
+    expect(found.map((f) => f?.subject)).toEqual(Array(10).fill('user-1'))
+    expect(flight.jwksFetches).toBe(2)
+  })
+})
+
+describe('key discovery', () => {
+  const elsewhere = () => `${as.issuer}/nothing`
+  it('finds the keys through RFC 8414 metadata without jwksUri', async () => {
+    expect((await check(jwtVerifier({ issuer: discovered.issuer }), await discovered.token(RESOURCE)))?.issuer).toBe(discovered.issuer)
+    expect(discovered.jwksFetches).toBe(1)
+  })
+
+  it('needs no metadata when jwksUri is given', async () => {
+    const verify = jwtVerifier({ issuer: elsewhere(), jwksUri: as.jwksUri })
+    expect((await check(verify, await as.token(RESOURCE, { iss: elsewhere() })))?.issuer).toBe(elsewhere())
+  })
+
+  it('rejects with an error that is not InvalidToken (answered 503), naming the issuer, when discovery fails', async () => {
+    const e = await rejection(check(jwtVerifier({ issuer: elsewhere() }), await as.token(RESOURCE, { iss: elsewhere() })))
+    expect(e).toBeInstanceOf(Error)
+    expect(e).not.toBeInstanceOf(InvalidToken)
+    expect((e as Error).message).toContain(elsewhere())
+  })
+
+  it('rejects with an error that is not InvalidToken when the key set endpoint answers 404', async () => {
+    const verify = jwtVerifier({ issuer: as.issuer, jwksUri: `${as.issuer}/no-such-jwks.json` })
+    expect(await rejection(check(verify, await as.token(RESOURCE)))).not.toBeInstanceOf(InvalidToken)
+  })
+})
+
+describe('options', () => {
+  it.each([
+    ['HMAC algorithms', { algorithms: ['RS256', 'HS256'] }, /asymmetric/],
+    ['alg none', { algorithms: ['none'] }, /asymmetric/],
+    ['an empty issuer list', { issuer: [] }, /at least one issuer/],
+    ['jwksUri with two issuers', { issuer: ['https://a.example', 'https://b.example'], jwksUri: 'https://a.example/jwks' }, /one issuer/],
+  ])('refuses %s at construction', (_what, options, message) => {
+    expect(() => jwtVerifier({ issuer: 'https://a.example', ...options })).toThrow(message)
+  })
+})
+
+describe('through the fetch handler', () => {
+  it('answers 503 temporarily_unavailable with retry-after when the keys are unreachable, reporting it during authorization', async () => {
+    const reported: ErrorContext[] = []
+    const resource = 'http://127.0.0.1/mcp'
+    const handler = createFetchHandler(createEverythingServer(), {
+      auth: { resource, verify: jwtVerifier({ issuer: as.issuer, jwksUri: 'http://127.0.0.1:1/unreachable' }) },
+      onError: (_e, context) => reported.push(context),
+    })
+    const params = { _meta: META_2026() }
+    const res = await handler(new Request(resource, {
+      method: 'POST',
+      headers: { ...modernHeaders('server/discover', params), authorization: `Bearer ${await as.token(resource)}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params }),
+    }))
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5'])
+    const body = await res.json() as { error: string; error_description: string }
+    expect(body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/error id/) })
+    expect(reported).toEqual([expect.objectContaining({ during: 'authorization' })])
+    expect(body.error_description).toContain(reported[0]!.errorId)
+  })
+})
