@@ -55,7 +55,8 @@ export async function startServer(name: string, file: string, execArgv: string[]
   }
 }
 
-export interface Request { method: string; params: Record<string, unknown> }
+/** A request of a benchmark; `headers` are sent besides the MCP ones (an Authorization, say). */
+export interface Request { method: string; params: Record<string, unknown>; headers?: Record<string, string> }
 
 export const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} }
 
@@ -66,7 +67,7 @@ export function headersFor(r: Request): Record<string, string> {
   }
   if (r.method === 'tools/call') h['Mcp-Name'] = r.params.name as string
   if (r.method.startsWith('tasks/')) h['Mcp-Name'] = r.params.taskId as string
-  return h
+  return { ...h, ...r.headers }
 }
 
 export const bodyFor = (r: Request) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: r.method, params: { ...r.params, _meta: { ...META, ...(r.params._meta as object) } } })

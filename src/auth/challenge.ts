@@ -17,7 +17,7 @@ const quoted = (value: string) => `"${value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7
 
 export function challengeResponse(refusal: Refusal, metadataUrl: string): Response {
   const params: string[] = []
-  if (refusal.error && refusal.status !== 503) {
+  if (refusal.error) {
     params.push(`error=${quoted(refusal.error)}`, `error_description=${quoted(refusal.description)}`)
   }
   if (refusal.scopes?.length) params.push(`scope=${quoted(refusal.scopes.join(' '))}`)

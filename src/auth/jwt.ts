@@ -21,7 +21,15 @@ export interface JwtOptions {
   cacheMaxAgeMs?: number | undefined
   /** The fetch for metadata and keys (a service binding, say). */
   fetch?: typeof fetch | undefined
+  /**
+   * How many verified tokens to remember (default 1000; 0 for none), each until it expires and for 5
+   * minutes at most: a client's next request with the same token skips the signature check, which
+   * otherwise costs more than the rest of a tools/call.
+   */
+  cachedTokens?: number | undefined
 }
+
+const REMEMBER_MS = 5 * 60_000
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
 
@@ -49,6 +57,9 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
   const doFetch = options.fetch ?? fetch
   const maxAge = options.cacheMaxAgeMs ?? 3_600_000
   const local = options.jwks && createLocalJWKSet(options.jwks)
+  const tolerance = options.clockToleranceSec ?? 30
+  const remembered = new Map<string, { verified: Verified; until: number }>()
+  const capacity = options.cachedTokens ?? 1000
 
   const keysOf = async (issuer: string): Promise<JWTVerifyGetKey> => {
     if (local) return local
@@ -59,6 +70,20 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
   }
 
   const verify = async (token: string, context: { resource: string }): Promise<Verified> => {
+    // The same token checks out the same against the same keys until it expires: no need to check it twice.
+    const key = `${context.resource} ${token}`
+    const known = remembered.get(key)
+    if (known && known.until > Date.now()) return known.verified
+    if (known) remembered.delete(key)
+    const verified = await check(token, context.resource)
+    if (capacity > 0) {
+      if (remembered.size >= capacity) remembered.delete(remembered.keys().next().value!)
+      remembered.set(key, { verified, until: Math.min((verified.expiresAt! + tolerance) * 1000, Date.now() + REMEMBER_MS) })
+    }
+    return verified
+  }
+
+  const check = async (token: string, resource: string): Promise<Verified> => {
     let claimed: JWTPayload
     try {
       claimed = decodeJwt(token)
@@ -71,13 +96,13 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
     let payload: JWTPayload
     try {
       ({ payload } = await jwtVerify(token, keys, {
-        issuer: issuers, algorithms, clockTolerance: options.clockToleranceSec ?? 30, requiredClaims: ['exp'],
+        issuer: issuers, algorithms, clockTolerance: tolerance, requiredClaims: ['exp'],
         ...(options.typ ? { typ: options.typ } : {}),
       }))
     } catch (e) {
       throw tokenProblem(e)
     }
-    if (!names(payload.aud, context.resource) && !names(payload.resource, context.resource)) {
+    if (!names(payload.aud, resource) && !names(payload.resource, resource)) {
       throw new InvalidToken('The token was not issued for this server (audience)')
     }
     return identity(payload)

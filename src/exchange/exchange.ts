@@ -25,8 +25,8 @@ export const MAX_DEPTH = 64
  * One request to its answer, the same for every transport. Validation runs once, in the order of the
  * conformance suite: `_meta` envelope and version (spokenVersion), nesting depth and extension `_meta`
  * keys, `Mcp-Method` and `Mcp-Name`, method known, what it works on (looked up once), `Mcp-Param-*`, OAuth
- * scopes, client capabilities; then the method runs, and its result is decorated for the version spoken. Notifications
- * before the result go to `transport.emit`. Never rejects: every failure is an Answer.
+ * scopes, client capabilities; then the method runs, and its result is decorated for the version spoken.
+ * Notifications before the result go to `transport.emit`. Never rejects: every failure is an Answer.
  */
 export async function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { id } = message
@@ -67,7 +67,10 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     }
     stage = 'route'
     const scopes = descriptor.scopes?.(target)
-    if (scopes?.some((s) => !call!.auth?.scopes.includes(s))) throw new InsufficientScope(scopes, `${message.method} of ${String(params.name ?? params.uri)}`)
+    if (scopes?.some((s) => !call!.auth?.scopes.includes(s))) {
+      const named = params.name ?? params.uri ?? (isObject(params.ref) ? params.ref.name ?? params.ref.uri : undefined)
+      throw new InsufficientScope(scopes, `${message.method} of ${String(named)}`)
+    }
     const missing = descriptor.clientNeeds?.(call, target)
     if (missing) {
       throw new McpError(profile.missingCapabilityCode, `${message.method} needs client capabilities this request did not declare`,

@@ -157,11 +157,16 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       }
       stream.write(notification)
     }
+    let bare: Request | undefined
     const transport: Transport = {
       versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
       header: (name) => request.headers.get(name),
-      cancel, emit, principal: identity?.principal, auth: identity?.auth, request, env: platform.env, waitUntil: platform.waitUntil,
+      cancel, emit, principal: identity?.principal, auth: identity?.auth, env: platform.env, waitUntil: platform.waitUntil,
       deadline: platform.deadline, buffered: platform.buffered,
+      // Handlers get the request without its token (made when first asked for): nothing to pass upstream.
+      get request() {
+        return identity ? (bare ??= withoutCredentials(request)) : request
+      },
     }
     void exchange(context.runtime, message, transport).then((answer) => {
       settled = true
@@ -186,6 +191,12 @@ function refuse(message: string, status: number, headers?: Record<string, string
 
 function json(body: unknown, status: number, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+}
+
+function withoutCredentials(request: Request): Request {
+  const headers = new Headers(request.headers)
+  headers.delete('authorization')
+  return new Request(request.url, { method: request.method, headers, signal: request.signal })
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {

@@ -4,6 +4,8 @@
  * key discovery (RFC 8414) and the module-level key-set cache across verifiers and rotations, option checks,
  * and, once through the fetch handler, that unreachable keys are answered 503, not blamed on the token.
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createEverythingServer } from '../../examples/everything/server.js'
@@ -46,7 +48,7 @@ describe('a valid token', () => {
   })
 
   it('takes scopes from an scp array, and the client from azp when there is no client_id', async () => {
-    const found = await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { scp: ['a', 'b'], client_id: undefined, azp: 'azp-client' }))
+    const found = await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { scp: ['a', 7, 'b', null], client_id: undefined, azp: 'azp-client' }))
     expect([found?.scopes, found?.clientId]).toEqual([['a', 'b'], 'azp-client'])
     const both = await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { azp: 'azp-client' }))
     expect([both?.scopes, both?.clientId]).toEqual([[], 'test-client'])
@@ -151,6 +153,47 @@ describe('key set cache and rotation', () => {
   })
 })
 
+describe('verified tokens remembered', () => {
+  afterEach(() => vi.restoreAllMocks())
+  afterEach(() => vi.useRealTimers())
+  /** Signature checks made through Web Crypto while `run` runs: what remembering a token saves. */
+  const signatureChecks = async (run: () => Promise<unknown>) => {
+    const spy = vi.spyOn(crypto.subtle, 'verify')
+    await run()
+    const n = spy.mock.calls.length
+    spy.mockRestore()
+    return n
+  }
+
+  it('checks a token once, then answers it from memory; with cachedTokens 0, every time', async () => {
+    const token = await as.token(RESOURCE)
+    const remembering = jwtVerifier({ issuer: as.issuer })
+    expect(await signatureChecks(() => check(remembering, token))).toBe(1)
+    expect(await signatureChecks(() => check(remembering, token))).toBe(0)
+    const forgetting = jwtVerifier({ issuer: as.issuer, cachedTokens: 0 })
+    expect(await signatureChecks(async () => { await check(forgetting, token); await check(forgetting, token) })).toBe(2)
+  })
+
+  it('forgets the oldest token when full', async () => {
+    const verify = jwtVerifier({ issuer: as.issuer, cachedTokens: 1 })
+    const [one, two] = [await as.token(RESOURCE), await as.token(RESOURCE)]
+    expect(await signatureChecks(async () => { await check(verify, one); await check(verify, two); await check(verify, two); await check(verify, one) })).toBe(3)
+  })
+
+  it('refuses an HMAC-signed token for its algorithm before any key is tried', async () => {
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer }), await as.hmacWithPublicKey(RESOURCE)))).toBe('The token is signed with an algorithm this server does not accept')
+  })
+
+  it('never past the expiry (with its tolerance), and never for another resource', async () => {
+    const verify = jwtVerifier({ issuer: as.issuer })
+    const token = await as.token(RESOURCE, {}, { expiresInSec: 40 })
+    await check(verify, token)
+    expect(await refusal(check(verify, token, 'https://other.example/mcp'))).toBe(AUDIENCE)
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 75_000 })
+    expect(await refusal(check(verify, token))).toBe('The token has expired')
+  })
+})
+
 describe('key discovery', () => {
   const elsewhere = () => `${as.issuer}/nothing`
   it('finds the keys through RFC 8414 metadata without jwksUri', async () => {
@@ -170,6 +213,36 @@ describe('key discovery', () => {
     expect((e as Error).message).toContain(elsewhere())
   })
 
+  it('falls back to the OpenID configuration, and says what each place answered when neither has the keys', async () => {
+    const oidc = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}/tenant`
+      if (req.url === '/tenant/.well-known/openid-configuration') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: base, jwks_uri: as.jwksUri }))
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((r) => oidc.listen(0, '127.0.0.1', r))
+    const issuer = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}/tenant`
+    try {
+      expect((await check(jwtVerifier({ issuer }), await as.token(RESOURCE, { iss: issuer })))?.issuer).toBe(issuer)
+      const missing = `${issuer}-other`
+      const e = await rejection(check(jwtVerifier({ issuer: missing }), await as.token(RESOURCE, { iss: missing })))
+      expect((e as Error).message).toMatch(/oauth-authorization-server\/tenant-other: HTTP 404; .*tenant-other\/\.well-known\/openid-configuration: HTTP 404\)$/)
+    } finally {
+      await new Promise((r) => oidc.close(r))
+    }
+  })
+
+  it('fetches metadata and keys with the fetch it is given', async () => {
+    const asked: string[] = []
+    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    const fresh = await startAuthServer()
+    try {
+      await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE))
+      expect(asked).toEqual([`${fresh.issuer}/.well-known/oauth-authorization-server`, fresh.jwksUri])
+    } finally {
+      await fresh.close()
+    }
+  })
+
   it('rejects with an error that is not InvalidToken when the key set endpoint answers 404', async () => {
     const verify = jwtVerifier({ issuer: as.issuer, jwksUri: `${as.issuer}/no-such-jwks.json` })
     expect(await rejection(check(verify, await as.token(RESOURCE)))).not.toBeInstanceOf(InvalidToken)
@@ -181,6 +254,7 @@ describe('options', () => {
     ['HMAC algorithms', { algorithms: ['RS256', 'HS256'] }, /asymmetric/],
     ['alg none', { algorithms: ['none'] }, /asymmetric/],
     ['an empty issuer list', { issuer: [] }, /at least one issuer/],
+    ['an empty issuer', { issuer: ['https://a', ''] }, /at least one issuer/],
     ['jwksUri with two issuers', { issuer: ['https://a.example', 'https://b.example'], jwksUri: 'https://a.example/jwks' }, /one issuer/],
   ])('refuses %s at construction', (_what, options, message) => {
     expect(() => jwtVerifier({ issuer: 'https://a.example', ...options })).toThrow(message)

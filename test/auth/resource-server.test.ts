@@ -28,10 +28,25 @@ describe('reading the token', () => {
   it.each([
     ['no Authorization header', {}],
     ['another scheme', { authorization: 'Basic YWxpY2U6c2VjcmV0' }],
-  ])('%s: 401 with only where to get a token (no error code)', async (_what, headers) => {
+  ])('%s: 401 with only where to get a token (no error code), never cached', async (_what, headers) => {
     const res = await post(handlerWith(), headers)
     expect(res.status).toBe(401)
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'This server needs an access token, sent as Authorization: Bearer <token>' })
+  })
+
+  it('takes spaces between scheme and token as one', async () => {
+    expect((await post(handlerWith(), { authorization: 'Bearer   alice' })).status).toBe(200)
+  })
+
+  it('keeps a challenge well-formed whatever the verifier says: quotes and backslashes in a reason become spaces', async () => {
+    const verify: TokenVerifier = async () => {
+      throw new InvalidToken('bad "token" \\ here')
+    }
+    const res = await post(handlerWith({ verify }), as('t'))
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="bad  token    here", resource_metadata="${METADATA}"`)
+    expect((await res.json()).error_description).toBe('bad "token" \\ here')
   })
 
   it.each([['Bearer'], ['Bearer two tokens'], ['Bearer not,b64token']])('a malformed header (%s): 400 invalid_request', async (authorization) => {
@@ -90,6 +105,8 @@ describe('the protected-resource metadata', () => {
   it('is a fixed document: baseline scopes, name and documentation as configured, HEAD without a body, other methods 405', async () => {
     const handler = handlerWith({ scopes: ['mcp:read'], resourceName: 'Demo', resourceDocumentation: 'https://docs.example/mcp' })
     const res = await get(handler, '/.well-known/oauth-protected-resource/mcp')
+    expect([res.status, res.headers.get('content-type'), res.headers.get('access-control-allow-origin'), res.headers.get('cache-control')])
+      .toEqual([200, 'application/json', '*', 'public, max-age=3600'])
     expect(await res.json()).toEqual({
       resource: RESOURCE, authorization_servers: ['https://as.example'], scopes_supported: ['mcp:read'], bearer_methods_supported: ['header'],
       resource_name: 'Demo', resource_documentation: 'https://docs.example/mcp',
@@ -98,6 +115,8 @@ describe('the protected-resource metadata', () => {
     expect([head.status, await head.text()]).toEqual([200, ''])
     const posted = await get(handler, '/.well-known/oauth-protected-resource', { method: 'POST' })
     expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS'])
+    const preflight = await get(handler, '/.well-known/oauth-protected-resource', { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
+    expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([204, '*', 'GET, HEAD, OPTIONS'])
     expect(createFetchHandler(createEverythingServer()).metadataPaths).toEqual([])
   })
 
@@ -148,7 +167,9 @@ describe('scopes every request needs', () => {
 
 describe('verifiers', () => {
   const seen = (handler: (r: Request) => Promise<Response>, user?: string) => rpcAs(handler, user, 'tools/call', { name: 'whoami', arguments: {} })
-  const whoami = () => new McpServer({ name: 'w', version: '1' }).tool('whoami', {}, (_a, ctx) => JSON.stringify({ principal: ctx.principal, auth: ctx.auth }))
+  const whoami = () => new McpServer({ name: 'w', version: '1' })
+    .tool('whoami', {}, (_a, ctx) => JSON.stringify({ principal: ctx.principal, auth: ctx.auth }))
+    .tool('token', {}, (_a, ctx) => `${ctx.request?.url} ${ctx.request?.headers.get('mcp-method')} ${ctx.request?.headers.get('authorization')}`)
 
   it('binds to issuer|subject, or client:<id> for a token without a subject; the handler sees the identity, never the token', async () => {
     const verify: TokenVerifier = async (token) => (token === 'machine' ? { clientId: 'svc', scopes: ['x'], claims: {} } : { subject: token, issuer: 'https://as.example', claims: { sub: token } })
@@ -156,6 +177,8 @@ describe('verifiers', () => {
     const alice = JSON.parse((await seen(handler, 'alice')).body.result.content[0].text)
     expect(alice).toEqual({ principal: 'https://as.example|alice', auth: { subject: 'alice', issuer: 'https://as.example', scopes: [], claims: { sub: 'alice' } } })
     expect(JSON.parse((await seen(handler, 'machine')).body.result.content[0].text).principal).toBe('client:svc')
+    // ctx.request is the request without its Authorization header.
+    expect((await rpcAs(handler, 'alice', 'tools/call', { name: 'token', arguments: {} })).body.result.content[0].text).toBe('http://127.0.0.1/mcp tools/call null')
   })
 
   it('a token the verifier refuses (undefined, or InvalidToken with a reason) is 401 invalid_token with that reason', async () => {

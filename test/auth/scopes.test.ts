@@ -38,6 +38,8 @@ describe('scopes of entries', () => {
     ['prompts/get', { name: 'incident' }, 'admin'],
     ['resources/read', { uri: 'notes://all' }, 'admin'],
     ['resources/read', { uri: 'notes://42' }, 'reader'],
+    ['completion/complete', { ref: { type: 'ref/prompt', name: 'incident' }, argument: { name: 'x', value: '' } }, 'admin'],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }, 'reader'],
   ])('%s %j without its scopes: 403 naming them all, the handler never run', async (method, params, scopes) => {
     const ran: string[] = []
     const as = setup({}, ran)
@@ -56,6 +58,7 @@ describe('scopes of entries', () => {
     expect((await as(root, 'prompts/get', { name: 'incident' })).status).toBe(200)
     expect((await as(root, 'resources/read', { uri: 'notes://all' })).body.result.contents[0].text).toBe('notes://all')
     expect((await as(root, 'resources/read', { uri: 'notes://7' })).body.result.contents[0].text).toBe('notes://7')
+    expect((await as(root, 'completion/complete', { ref: { type: 'ref/prompt', name: 'incident' }, argument: { name: 'x', value: '' } })).body.result.completion.values).toEqual([])
     expect(ran).toEqual(['refund', 'incident', 'notes://all', 'notes://7'])
     const withBaseline = setup({ scopes: ['base'] })
     expect((await withBaseline('bob~base', 'tools/call', { name: 'refund', arguments: {} })).headers.get('www-authenticate')).toContain('scope="base admin billing"')

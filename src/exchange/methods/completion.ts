@@ -1,37 +1,45 @@
 import { invalidParams } from '../../protocol/errors.js'
 import { isObject } from '../../protocol/jsonrpc.js'
-import type { Completer } from '../../server/definitions.js'
+import type { Completer, Scopes } from '../../server/definitions.js'
 import { servedBy } from '../capabilities.js'
+import type { Call } from '../call.js'
 import { Context } from '../context.js'
 import type { MethodDescriptor } from '../method.js'
 import { completion } from '../results.js'
 
+/** What is completed: the prompt or template `ref` names (its scopes apply), and how, if it can be. */
+interface Completing { readonly completer: Completer | undefined; readonly value: string; readonly scopes: Scopes | undefined }
+
 /** Completion of prompt arguments (enum arguments complete by themselves) and template variables. */
-export const complete: MethodDescriptor = {
+export const complete: MethodDescriptor<Completing> = {
   method: 'completion/complete',
   served: servedBy('completions'),
-  async run(call) {
-    const { server } = call.runtime
-    const { ref, argument } = call.params
-    if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-      throw invalidParams('completion/complete needs ref and argument { name, value }')
-    }
+  target: completing,
+  scopes: (target) => target.scopes,
+  async run(call, { completer, value }) {
     const given = isObject(call.params.context) && isObject(call.params.context.arguments) ? call.params.context.arguments : {}
     const args = Object.fromEntries(Object.entries(given).filter(([, v]) => typeof v === 'string')) as Record<string, string>
-    const value = argument.value
-    let completer: Completer | undefined
-    if (ref.type === 'ref/prompt') {
-      const entry = typeof ref.name === 'string' ? server.find('prompt', ref.name, call) : undefined
-      if (!entry) throw invalidParams(`Unknown prompt: ${String(ref.name)}`)
-      const choices = entry.enums[argument.name]
-      completer = entry.complete[argument.name] ?? (choices && (() => choices.filter((v) => v.startsWith(value))))
-    } else if (ref.type === 'ref/resource') {
-      const entry = typeof ref.uri === 'string' ? server.find('resourceTemplate', ref.uri, call) : undefined
-      if (!entry) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`)
-      completer = entry.def.complete?.[argument.name]
-    } else {
-      throw invalidParams('ref.type must be ref/prompt or ref/resource')
-    }
     return { completion: completer ? completion(await completer(value, { arguments: args, ctx: new Context(call) })) : { values: [] } }
   },
+}
+
+function completing(call: Call): Completing {
+  const { server } = call.runtime
+  const { ref, argument } = call.params
+  if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    throw invalidParams('completion/complete needs ref and argument { name, value }')
+  }
+  const value = argument.value
+  if (ref.type === 'ref/prompt') {
+    const entry = typeof ref.name === 'string' ? server.find('prompt', ref.name, call) : undefined
+    if (!entry) throw invalidParams(`Unknown prompt: ${String(ref.name)}`)
+    const choices = entry.enums[argument.name]
+    return { completer: entry.complete[argument.name] ?? (choices && (() => choices.filter((v) => v.startsWith(value)))), value, scopes: entry.scopes }
+  }
+  if (ref.type === 'ref/resource') {
+    const entry = typeof ref.uri === 'string' ? server.find('resourceTemplate', ref.uri, call) : undefined
+    if (!entry) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`)
+    return { completer: entry.def.complete?.[argument.name], value, scopes: entry.scopes }
+  }
+  throw invalidParams('ref.type must be ref/prompt or ref/resource')
 }
