@@ -33,20 +33,21 @@ const setup = (auth: Partial<HandlerOptions['auth']> = {}, ran: string[] = []) =
 
 describe('scopes of entries', () => {
   it.each([
-    ['tools/call', { name: 'delete_all', arguments: {} }, 'admin'],
-    ['tools/call', { name: 'refund', arguments: {} }, 'admin billing'],
-    ['prompts/get', { name: 'incident' }, 'admin'],
-    ['resources/read', { uri: 'notes://all' }, 'admin'],
-    ['resources/read', { uri: 'notes://42' }, 'reader'],
-    ['completion/complete', { ref: { type: 'ref/prompt', name: 'incident' }, argument: { name: 'x', value: '' } }, 'admin'],
-    ['completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }, 'reader'],
-  ])('%s %j without its scopes: 403 naming them all, the handler never run', async (method, params, scopes) => {
+    ['tools/call', { name: 'delete_all', arguments: {} }, 'delete_all', 'admin'],
+    ['tools/call', { name: 'refund', arguments: {} }, 'refund', 'admin billing'],
+    ['prompts/get', { name: 'incident' }, 'incident', 'admin'],
+    ['resources/read', { uri: 'notes://all' }, 'notes://all', 'admin'],
+    ['resources/read', { uri: 'notes://42' }, 'notes://42', 'reader'],
+    ['completion/complete', { ref: { type: 'ref/prompt', name: 'incident' }, argument: { name: 'x', value: '' } }, 'incident', 'admin'],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }, 'notes://{id}', 'reader'],
+  ])('%s %j without its scopes: 403 naming them all, the handler never run', async (method, params, what, scopes) => {
     const ran: string[] = []
     const as = setup({}, ran)
     const { status, headers, body } = await as('bob~billing', method, params)
     expect(status).toBe(403)
-    expect(headers.get('www-authenticate')).toMatch(new RegExp(`^Bearer error="insufficient_scope", error_description="[^"]+", scope="${scopes}", resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"$`))
-    expect(body.error).toBe('insufficient_scope')
+    const description = `${method} of ${what} needs scopes this request was not granted: ${scopes}`
+    expect(headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="${description}", scope="${scopes}", resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"`)
+    expect(body).toEqual({ error: 'insufficient_scope', error_description: description })
     expect(ran).toEqual([])
   })
 
@@ -99,8 +100,14 @@ describe('scopes of entries', () => {
     expect(task.result.content[0].text).toBe('audit by ann with admin')
   })
 
+  it('takes no scopes ([]) as none: the entry is there without authorization', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).tool('open', { scopes: [] }, () => 'open')
+    const { body } = await rpc(createFetchHandler(server), 'tools/call', { name: 'open', arguments: {}, _meta: META_2026() })
+    expect(body.result.content[0].text).toBe('open')
+  })
+
   it('refuses scopes that are not OAuth scope tokens at registration', () => {
-    for (const scopes of [['has space'], ['quote"'], [''], 'admin']) {
+    for (const scopes of [['has space'], ['fine', 'quote"'], [''], 'admin']) {
       expect(() => new McpServer({ name: 's', version: '1' }).tool('t', { scopes: scopes as string[] }, () => '')).toThrow(/scopes must be an array of OAuth scope tokens/)
     }
   })
