@@ -1,7 +1,9 @@
 /**
  * DNS-rebinding and cross-origin defences, and CORS. By default only loopback Host values are accepted, so
  * a rebound name such as evil.example resolving to 127.0.0.1 is refused; a server reached under other names
- * lists them. Any server refuses a browser Origin that is neither its own nor allow-listed.
+ * lists them. Any server refuses a browser Origin that is neither its own nor allow-listed; one that takes
+ * any Host (`allowedHosts: '*'`, the Workers and Lambda default) has no "own" origin to go by, and takes
+ * only the allow-listed ones.
  */
 export interface SecurityOptions {
   /**
@@ -38,7 +40,8 @@ export function requestGuard(options: SecurityOptions): (request: Request, origi
     if (!hostAllowed(host)) return `Host ${host} is not allowed (see the allowedHosts option)`
     if (!checkOrigin) return undefined
     const origin = request.headers.get('origin')
-    if (origin === null || origins === '*' || origins.has(origin) || sameOrigin(origin, host)) return undefined
+    // With any Host accepted, the Host proves nothing: a rebound name makes Origin and Host agree at will.
+    if (origin === null || origins === '*' || origins.has(origin) || (hosts !== '*' && sameOrigin(origin, host))) return undefined
     return `Origin ${origin} is not allowed`
   }
 }

@@ -65,6 +65,14 @@ describe('Origin validation and CORS', () => {
     expect([...res.headers.keys()].filter((k) => k.startsWith('access-control-') || k === 'vary')).toEqual([])
   })
 
+  it('trusts no Origin for matching the Host when any Host is accepted: a rebound name could make them agree', async () => {
+    const anyHost = createFetchHandler(server, { allowedHosts: '*' })
+    const rebound = await anyHost(listTools({ origin: 'http://evil.example' }, 'http://evil.example/mcp'))
+    expect([rebound.status, rebound.headers.get('access-control-allow-origin')]).toEqual([403, null])
+    const listed = createFetchHandler(server, { allowedHosts: '*', allowedOrigins: ['https://mcp.example.com'] })
+    expect((await listed(listTools({ origin: 'https://mcp.example.com' }, 'https://mcp.example.com/mcp'))).status).toBe(200)
+  })
+
   it("'*' lets any origin in", async () => {
     const res = await createFetchHandler(server, { allowedOrigins: '*' })(listTools({ origin: 'https://anywhere.example' }))
     expect(res.status).toBe(200)
