@@ -7,7 +7,8 @@ const kind = process.env.BACKPLANE ?? 'memory'
 const backplane = kind === 'redis' ? redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `bench-${process.pid}:` }) : undefined
 const server = new McpServer({ name: 'fanout-bench', version: '1.0.0' }).tool('noop', { description: 'does nothing' }, () => '')
 // Keep-alives far apart, so that they do not show up in the delivery figures.
-const running = await serve(server, { port: 0, handleSignals: false, keepAliveMs: 600_000, backplane })
+// Every stream comes from this machine, one client by address: the per-client limit would stop them at 100.
+const running = await serve(server, { port: 0, handleSignals: false, keepAliveMs: 600_000, backplane, listen: { maxStreams: Infinity, maxStreamsPerClient: Infinity } })
 const now = () => performance.timeOrigin + performance.now()
 const gc = (globalThis as { gc?: () => void }).gc
 

@@ -74,7 +74,8 @@ async function run(url: URL, streams: number) {
   return { streams, openMs, lost, p50: percentile(delays, 50), p99: percentile(delays, 99), slowestMedian: percentile(slowest, 50) }
 }
 
-const dev = await startWranglerDev()
+// Every stream comes from loopback, one client by address: lift the per-client limit of listen streams.
+const dev = await startWranglerDev(['--var', 'MCP_LISTEN_MAX_PER_CLIENT:100000'])
 const results = []
 try {
   for (const n of values.streams!.split(',').map(Number)) {

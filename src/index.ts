@@ -7,7 +7,7 @@ export type {
   ResourceTemplateDefinition, Scopes, TemplateHandler, ToolDefinition, ToolHandler, ToolReturn, Visibility,
 } from './server/definitions.js'
 export type { SchemaInput, StandardSchema } from './server/schema.js'
-export { createApp } from './http/app.js'
+export { createApp, type AppOptions } from './http/app.js'
 export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
 export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type VerifyContext } from './auth/options.js'

@@ -27,7 +27,8 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
    * it, they live in the isolate's memory (`tasks.store` overrides both).
    */
   taskBinding?: string | undefined
-  // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS.
+  // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS,
+  // listen.maxStreamsPerClient to the var MCP_LISTEN_MAX_PER_CLIENT.
 }
 
 /**
@@ -70,6 +71,7 @@ export interface WorkerDefinition {
 const definitions = new WeakMap<McpWorker<never>, WorkerDefinition>()
 export const definitionOf = (worker: McpWorker<never>): WorkerDefinition | undefined => definitions.get(worker)
 
+const count = (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined)
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
 
 /**
@@ -120,6 +122,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',
       allowedOrigins: options.allowedOrigins ?? list(bindings.MCP_ALLOWED_ORIGINS),
+      listen: { ...options.listen, maxStreamsPerClient: options.listen?.maxStreamsPerClient ?? count(bindings.MCP_LISTEN_MAX_PER_CLIENT) },
     })
     handlers.set(env, handler)
     return handler
@@ -132,7 +135,11 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
       const handler = handlerFor(env)
       const pathname = new URL(request.url).pathname
       if (pathname !== path && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
-      return handler(request, { env, waitUntil: (p) => ctx.waitUntil(p), auth: ctx.auth && providerAuth(ctx, authFor(env)?.resource) })
+      return handler(request, {
+        env, waitUntil: (p) => ctx.waitUntil(p), auth: ctx.auth && providerAuth(ctx, authFor(env)?.resource),
+        // Set by Cloudflare's edge, whatever the client sends.
+        clientAddress: request.headers.get('cf-connecting-ip') ?? undefined,
+      })
     },
     notify: (env) => handlerFor(env).notify,
   }

@@ -142,7 +142,7 @@ async function invoke<T>(
   const clock = startClock(context, options.deadlineMarginMs ?? 1000)
   const work = background(clock.stop)
   try {
-    const runtime = { env: { event, context } satisfies LambdaEnv, waitUntil: work.waitUntil, deadline: clock.deadline, buffered }
+    const runtime = { env: { event, context } satisfies LambdaEnv, waitUntil: work.waitUntil, deadline: clock.deadline, buffered, clientAddress: plan.clientAddress }
     const answered = await answer((request) => fetch(request, runtime), () => plan.request(clock.signal), clock.stop)
     const delivered = await deliver(answered, plan, clock.stop)
     await work.settle()

@@ -14,6 +14,8 @@ const HOP_BY_HOP = new Set([
 /** One event shape's planner, bound to an event: the Request it makes and the forms its answer takes. */
 export interface Plan<R> {
   request(signal: AbortSignal): Request
+  /** The client's address as the integration saw it (whose share of limits an anonymous request uses). */
+  readonly clientAddress?: string | undefined
   /** What a streaming function writes before the body (the runtime sends it with the first write, then 8 NULs). */
   prelude(response: Response): object
   /** The whole response as the integration takes it back from a buffered function. */

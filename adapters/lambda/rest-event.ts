@@ -15,7 +15,7 @@ export interface RestEvent {
   readonly multiValueQueryStringParameters?: Multi
   readonly body?: string | null | undefined
   readonly isBase64Encoded?: boolean | undefined
-  readonly requestContext?: { readonly domainName?: string | undefined; readonly elb?: unknown } | undefined
+  readonly requestContext?: { readonly domainName?: string | undefined; readonly elb?: unknown; readonly identity?: { readonly sourceIp?: string | undefined } | undefined } | undefined
 }
 
 export interface RestResult {
@@ -38,6 +38,8 @@ function* multiPairs(map: Multi): Generator<[string, string]> {
 export function planRestEvent(event: RestEvent): Plan<RestResult> {
   const alb = event.requestContext?.elb !== undefined
   return {
+    // An ALB has no such field (only X-Forwarded-For, which the client writes): its requests count as unknown.
+    clientAddress: event.requestContext?.identity?.sourceIp,
     request(signal) {
       const params = event.multiValueQueryStringParameters ? [...multiPairs(event.multiValueQueryStringParameters)] : [...pairs(event.queryStringParameters)]
       // API Gateway decodes query values, an ALB passes them on as the client encoded them.

@@ -11,7 +11,7 @@ export interface UrlEvent {
   readonly cookies?: readonly string[] | undefined
   readonly body?: string | undefined
   readonly isBase64Encoded?: boolean | undefined
-  readonly requestContext: { readonly domainName?: string | undefined; readonly http: { readonly method: string } }
+  readonly requestContext: { readonly domainName?: string | undefined; readonly http: { readonly method: string; readonly sourceIp?: string | undefined } }
 }
 
 export interface UrlResult {
@@ -27,6 +27,7 @@ export const isUrlEvent = (event: unknown): event is UrlEvent =>
 
 export function planUrlEvent(event: UrlEvent): Plan<UrlResult> {
   return {
+    clientAddress: event.requestContext.http.sourceIp,
     request(signal) {
       const query = event.rawQueryString ? `?${event.rawQueryString}` : ''
       const cookies = event.cookies?.length ? [['cookie', event.cookies.join('; ')] as const] : []

@@ -1,4 +1,4 @@
-import { createAdaptorServer } from '@hono/node-server'
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
@@ -32,7 +32,10 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
     console.warn(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
-  const app = createApp(server, options)
+  const app = createApp(server, {
+    ...options,
+    platform: (env) => ({ env, clientAddress: (env as HttpBindings).incoming.socket.remoteAddress }),
+  })
   const http = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
 
   await new Promise<void>((resolve, reject) => {

@@ -25,6 +25,8 @@ export interface Transport {
   readonly principal?: string | undefined
   /** The verified token's identity and scopes, when requests are authenticated. */
   readonly auth?: AuthInfo | undefined
+  /** The client's network address, where the runtime knows it: whose share of limits an anonymous request uses. */
+  readonly clientAddress?: string | undefined
   readonly request?: Request | undefined
   readonly env?: unknown
   readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined

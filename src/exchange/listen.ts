@@ -1,5 +1,5 @@
 import { META_SUBSCRIPTION_ID } from '../protocol/constants.js'
-import { invalidParams } from '../protocol/errors.js'
+import { invalidParams, Overloaded } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject } from '../protocol/jsonrpc.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
 import type { Call } from './call.js'
@@ -31,6 +31,11 @@ const resourceSubscriptions: ListenField = {
     }
     if (value.length > MAX_RESOURCE_SUBSCRIPTIONS) {
       throw invalidParams(`notifications.resourceSubscriptions may name at most ${MAX_RESOURCE_SUBSCRIPTIONS} URIs`)
+    }
+    // Every URI is held as long as the stream and echoed in its acknowledgement: their size is bounded too.
+    const { maxFilterChars } = call.runtime.listenLimits
+    if ((value as string[]).reduce((n, uri) => n + uri.length, 0) > maxFilterChars) {
+      throw invalidParams(`notifications.resourceSubscriptions may name at most ${maxFilterChars} characters of URIs`)
     }
     if (!call.runtime.capabilities().resources?.subscribe) return undefined
     // Only what the asker may read: no watching another user's resources, or ones that do not exist.
@@ -90,6 +95,7 @@ export const listen: MethodDescriptor<Plan> = {
  */
 function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
   const { runtime, transport, id } = call
+  const release = admit(call)
   const tag = { [META_SUBSCRIPTION_ID]: id }
   const send = (n: { method: string; params?: JsonObject }) => transport.emit(notification(n.method, { ...n.params, _meta: tag }))
   const endResult = call.profile.listenResult ? { resultType: 'complete', _meta: tag } : undefined
@@ -108,6 +114,7 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
       if (done) return
       done = true
       ending = graceful ? endResult : undefined
+      release()
       runtime.streams.delete(end)
       signal.removeEventListener('abort', leave)
       if (lifetime !== undefined) clearTimeout(lifetime)
@@ -148,6 +155,34 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
       },
     )
   })
+}
+
+const RETRY_AFTER_SEC = 10
+
+/**
+ * Counts a new stream against the runtime's limits, or refuses it before anything is sent: 503 when the
+ * runtime holds its most, 429 when the client does (a principal, or an anonymous client's address; a client
+ * the runtime cannot tell apart counts against the total only). Returns what gives its place back.
+ */
+function admit(call: Call): () => void {
+  const { runtime } = call
+  const { maxStreams, maxStreamsPerClient } = runtime.listenLimits
+  if (runtime.streams.size >= maxStreams) {
+    throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 503, RETRY_AFTER_SEC)
+  }
+  const address = call.transport.clientAddress
+  const client = call.principal ?? (address === undefined ? undefined : `address ${address}`)
+  if (client === undefined) return () => {}
+  const open = runtime.streamsByClient.get(client) ?? 0
+  if (open >= maxStreamsPerClient) {
+    throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 429, RETRY_AFTER_SEC)
+  }
+  runtime.streamsByClient.set(client, open + 1)
+  return () => {
+    const left = runtime.streamsByClient.get(client)! - 1
+    if (left > 0) runtime.streamsByClient.set(client, left)
+    else runtime.streamsByClient.delete(client)
+  }
 }
 
 /** Each honoured field once, with its honoured value: what a resync cues a refetch of. */

@@ -27,8 +27,17 @@ export interface RuntimeOptions {
     ttlMs?: number | undefined
   } | undefined
   listen?: {
-    /** Longest a listen stream stays open before it is ended gracefully (default: no limit). */
+    /** Longest a listen stream stays open before it is ended gracefully (default 1 hour; the client reopens it). */
     maxLifetimeMs?: number | undefined
+    /** Open listen streams this runtime holds at most (default 10,000); over it, 503 with Retry-After. */
+    maxStreams?: number | undefined
+    /**
+     * Open listen streams one client holds at most (default 100): one principal, or one network address
+     * where requests are anonymous and the runtime knows it; over it, 429 with Retry-After.
+     */
+    maxStreamsPerClient?: number | undefined
+    /** Characters of resource URIs one filter may name in all (default 65,536), besides at most 1,000 URIs. */
+    maxFilterChars?: number | undefined
     /**
      * Whether the asker may follow changes of a resource (`resourceSubscriptions`); URIs it may not are left
      * out of the acknowledgement. Default: a resource or template match it may read (visible, in scope).
@@ -73,6 +82,9 @@ export interface Runtime {
   readonly requestState: StateCodec
   readonly requestStateTtlMs: number
   readonly maxListenMs: number | undefined
+  /** Limits of listen streams, and the open streams per client that count against them. */
+  readonly listenLimits: { readonly maxStreams: number; readonly maxStreamsPerClient: number; readonly maxFilterChars: number }
+  readonly streamsByClient: Map<string, number>
   /** Whether the asker may follow changes of a resource URI on a listen stream. */
   readonly readable: (uri: string, asker: Call) => boolean
   /** Lists leave out entries the caller lacks scopes for. */
@@ -140,7 +152,13 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     backplane,
     requestState: stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
-    maxListenMs: options.listen?.maxLifetimeMs,
+    maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
+    listenLimits: {
+      maxStreams: options.listen?.maxStreams ?? 10_000,
+      maxStreamsPerClient: options.listen?.maxStreamsPerClient ?? 100,
+      maxFilterChars: options.listen?.maxFilterChars ?? 65_536,
+    },
+    streamsByClient: new Map(),
     readable: options.listen?.readable ?? readableResource,
     hideOutOfScope: options.auth?.hideOutOfScope ?? false,
     notify: {

@@ -1,15 +1,23 @@
 import { Hono } from 'hono/tiny'
 import type { McpServer } from '../server/server.js'
-import { createFetchHandler, type FetchHandler, type HandlerOptions } from './handler.js'
+import { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './handler.js'
+
+export interface AppOptions extends HandlerOptions {
+  /** Where the endpoint is (default `/mcp`). */
+  path?: string | undefined
+  /** What the runtime passes to each request, made from the app's env (default: `{ env }`). */
+  platform?: ((env: unknown) => RuntimeContext) | undefined
+}
 
 /**
  * A Hono app serving the MCP endpoint at `path` (default `/mcp`), and with `auth` its protected-resource
  * metadata; mount it in a larger app with `app.route('/', ...)`. `close` ends its listen streams
  * gracefully; `notify` reaches them on every instance.
  */
-export function createApp(server: McpServer, options: HandlerOptions & { path?: string | undefined } = {}): Hono & Pick<FetchHandler, 'close' | 'notify'> {
+export function createApp(server: McpServer, options: AppOptions = {}): Hono & Pick<FetchHandler, 'close' | 'notify'> {
   const handler = createFetchHandler(server, options)
   const app = new Hono()
-  for (const path of [options.path ?? '/mcp', ...handler.metadataPaths]) app.all(path, (c) => handler(c.req.raw, { env: c.env }))
+  const platform = options.platform ?? ((env) => ({ env }))
+  for (const path of [options.path ?? '/mcp', ...handler.metadataPaths]) app.all(path, (c) => handler(c.req.raw, platform(c.env)))
   return Object.assign(app, { close: handler.close, notify: handler.notify })
 }

@@ -1,5 +1,5 @@
 import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, PARSE_ERROR } from '../protocol/constants.js'
-import { errorResponse, InsufficientScope, McpError } from '../protocol/errors.js'
+import { errorResponse, InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
 import { classify, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Transport } from '../exchange/call.js'
 import { Cancellation } from '../exchange/cancellation.js'
@@ -47,6 +47,8 @@ export interface RuntimeContext {
    * `ctx.auth`): with `auth` configured, it stands in for the bearer token, whose scopes still apply.
    */
   auth?: AuthInfo | undefined
+  /** The client's network address (Node: the socket's; Workers: CF-Connecting-IP; Lambda: the source IP). */
+  clientAddress?: string | undefined
 }
 
 export interface FetchHandler {
@@ -162,7 +164,7 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
       header: (name) => request.headers.get(name),
       cancel, emit, principal: identity?.principal, auth: identity?.auth, env: platform.env, waitUntil: platform.waitUntil,
-      deadline: platform.deadline, buffered: platform.buffered,
+      deadline: platform.deadline, buffered: platform.buffered, clientAddress: platform.clientAddress,
       // Handlers get the request without its token (made when first asked for): nothing to pass upstream.
       get request() {
         return identity ? (bare ??= withoutCredentials(request)) : request
@@ -173,6 +175,10 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       // Scopes are checked before the method runs, so no stream has begun: the challenge is the whole answer.
       if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
         return resolve(context.gate.forbidden(answer.error.scopes, answer.error.message))
+      }
+      // Limits are checked before a stream opens too: the refusal is a plain JSON answer with its status.
+      if (!answer.ok && answer.error instanceof Overloaded) {
+        return resolve(json(errorResponse(answer.id, answer.error), answer.error.status, { 'retry-after': String(answer.error.retryAfterSec) }))
       }
       const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
       if (!stream) return resolve(body ? json(body, answerStatus(answer)) : new Response(null, { status: 204 }))

@@ -33,6 +33,8 @@ export const INTERNAL_ERROR = -32603
 export const HEADER_MISMATCH = -32020
 export const MISSING_CAPABILITY = -32021
 export const UNSUPPORTED_VERSION = -32022
+/** In JSON-RPC's range for server errors: the spec has no code for "not now" (over HTTP: 429 or 503, Retry-After). */
+export const OVERLOADED = -32000
 
 export const ERROR = {
   PARSE: PARSE_ERROR,
@@ -43,6 +45,7 @@ export const ERROR = {
   HEADER_MISMATCH,
   MISSING_CAPABILITY,
   UNSUPPORTED_VERSION,
+  OVERLOADED,
 } as const
 
 /** RFC 5424 severities, lowest first (logging utility). */

@@ -1,4 +1,4 @@
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND } from './constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, OVERLOADED } from './constants.js'
 import type { JsonRpcId } from './jsonrpc.js'
 
 /**
@@ -28,6 +28,22 @@ export class InsufficientScope extends McpError {
     super(INVALID_REQUEST, `${what} needs scopes this request was not granted: ${scopes.join(' ')}`, { requiredScopes: scopes })
     this.name = 'InsufficientScope'
     this.scopes = scopes
+  }
+}
+
+/**
+ * The server will not take this request now (a limit is reached): 429 when the client is over its own share,
+ * 503 when the server is full; over HTTP with `Retry-After`.
+ */
+export class Overloaded extends McpError {
+  readonly status: 429 | 503
+  readonly retryAfterSec: number
+
+  constructor(message: string, status: 429 | 503, retryAfterSec: number) {
+    super(OVERLOADED, message, { retryAfterMs: retryAfterSec * 1000 })
+    this.name = 'Overloaded'
+    this.status = status
+    this.retryAfterSec = retryAfterSec
   }
 }
 

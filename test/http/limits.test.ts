@@ -1,0 +1,99 @@
+/**
+ * Limits of listen streams (issue 12, finding 1): per client (a principal, or an anonymous client's network
+ * address), per runtime, and on the size of a filter. Over a limit the answer is a JSON-RPC error with 429
+ * or 503 and Retry-After, before any stream byte; a closed stream gives its place back.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer, type HandlerOptions, type RuntimeContext } from '../../src/index.js'
+import { as, namedUsers } from '../helpers/auth.js'
+import { META_2026, modernHeaders, openListen, startEverything } from '../helpers/server.js'
+import type { RunningServer } from '../../adapters/node/index.js'
+
+const server = () => new McpServer({ name: 'limits', version: '1' }).tool('t', {}, () => 't')
+const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+const listenRequest = (headers: Record<string, string> = {}, url = 'http://127.0.0.1/mcp') => new Request(url, {
+  method: 'POST', headers: { ...modernHeaders('subscriptions/listen', params), ...headers },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 'l', method: 'subscriptions/listen', params }),
+})
+
+/** A listen that must be refused: its status, Retry-After and JSON-RPC error, read from a plain JSON answer. */
+async function refusal(response: Promise<Response>) {
+  const res = await response
+  expect(res.headers.get('content-type')).toBe('application/json')
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), error: (await res.json()).error }
+}
+
+const opened: { cancel(): Promise<void> }[] = []
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.cancel()))
+})
+async function open(handler: (r: Request, p?: RuntimeContext) => Promise<Response>, headers: Record<string, string> = {}, platform?: RuntimeContext) {
+  const stream = await openListen((r) => handler(r, platform), { toolsListChanged: true }, 'l', {}, headers)
+  await stream.next()
+  opened.push(stream)
+  return stream
+}
+
+describe('listen streams per client', () => {
+  const handler = (listen: HandlerOptions['listen']) => createFetchHandler(server(), { auth: namedUsers(), listen })
+
+  it('refuses a principal over its share with 429 and Retry-After, others still get in, and a closed stream frees its place', async () => {
+    const h = handler({ maxStreamsPerClient: 2 })
+    const first = await open(h, as('alice'))
+    await open(h, as('alice'))
+    expect(await refusal(h(listenRequest(as('alice'))))).toEqual({
+      status: 429, retryAfter: '10',
+      error: { code: -32000, message: 'This client has 2 listen streams open, its most: close one before opening another', data: { retryAfterMs: 10_000 } },
+    })
+    await open(h, as('bob'))
+    await first.cancel()
+    await new Promise((r) => setTimeout(r, 20))
+    await open(h, as('alice'))
+  })
+
+  it('counts anonymous requests by network address, and one without an address only against the total', async () => {
+    const h = createFetchHandler(server(), { listen: { maxStreamsPerClient: 1 } })
+    await open(h, {}, { clientAddress: '10.0.0.1' })
+    expect((await refusal(h(listenRequest(), { clientAddress: '10.0.0.1' }))).status).toBe(429)
+    await open(h, {}, { clientAddress: '10.0.0.2' })
+    await open(h)
+    await open(h)
+  })
+})
+
+describe('listen streams per runtime', () => {
+  it('refuses past maxStreams with 503 and Retry-After, whoever asks', async () => {
+    const h = createFetchHandler(server(), { auth: namedUsers(), listen: { maxStreams: 2 } })
+    await open(h, as('alice'))
+    await open(h, as('bob'))
+    expect(await refusal(h(listenRequest(as('carol'))))).toMatchObject({ status: 503, retryAfter: '10', error: { code: -32000, message: 'This server holds 2 listen streams, its most: try again later' } })
+  })
+})
+
+describe('filter size', () => {
+  it('refuses resource URIs longer than maxFilterChars in all (-32602), before anything is held', async () => {
+    const s = server().resourceTemplate('test://{id}', { name: 'n' }, (uri) => uri)
+    const h = createFetchHandler(s, { listen: { maxFilterChars: 100 } })
+    const filter = (n: number) => ({ resourceSubscriptions: Array.from({ length: n }, (_, i) => `test://${String(i).padStart(13, '0')}`) })
+    const ok = await openListen(h, filter(5), 'ok')
+    expect((await ok.next()).params.notifications.resourceSubscriptions).toHaveLength(5)
+    await ok.cancel()
+    const p = { notifications: filter(6), _meta: META_2026() }
+    const res = await h(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: modernHeaders('subscriptions/listen', p), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: p }) }))
+    expect((await res.json()).error).toEqual({ code: -32602, message: 'notifications.resourceSubscriptions may name at most 100 characters of URIs' })
+  })
+})
+
+describe('on Node', () => {
+  let running: RunningServer | undefined
+  afterEach(() => running?.close())
+
+  it("takes an anonymous client's share from its socket address", async () => {
+    running = await startEverything({ listen: { maxStreamsPerClient: 1 } })
+    const url = running.url
+    const first = await openListen((r) => fetch(new Request(url, r)), { toolsListChanged: true }, 'a')
+    opened.push(first)
+    await first.next()
+    expect((await refusal(fetch(listenRequest({}, url)))).status).toBe(429)
+  })
+})
