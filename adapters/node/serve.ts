@@ -14,6 +14,15 @@ export interface ServeOptions extends HandlerOptions {
   handleSignals?: boolean | undefined
   /** How long in-flight requests may run on after a stop begins (default 10 s). */
   shutdownGraceMs?: number | undefined
+  /**
+   * How long a client has to send a whole request, headers and body (default 30 s); a slower one gets 408
+   * and its socket is closed. Responses, listen streams included, are not limited by it.
+   */
+  requestTimeoutMs?: number | undefined
+  /** How long a client has to send the request headers (default 10 s; at most requestTimeoutMs). */
+  headersTimeoutMs?: number | undefined
+  /** Connections open at once (default 16,384, above the 10,000 listen streams a handler holds); more are closed unanswered. */
+  maxConnections?: number | undefined
 }
 
 export interface RunningServer {
@@ -36,7 +45,14 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
     ...options,
     platform: (env) => ({ env, clientAddress: (env as HttpBindings).incoming.socket.remoteAddress }),
   })
-  const http = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
+  const requestTimeout = options.requestTimeoutMs ?? 30_000
+  const http = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: host,
+    // Node checks those timeouts only this often (default every 30 s): a slow body would hold on for that long.
+    serverOptions: { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 },
+  }) as Server
+  http.maxConnections = options.maxConnections ?? 16_384
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
@@ -50,7 +66,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`
 
   let closing: Promise<void> | undefined
-  const close = () => (closing ??= app.close().then(() => shutdown(http, options.shutdownGraceMs ?? 10_000)))
+  const close = () => (closing ??= app.close().then(() => shutdown(http, options.shutdownGraceMs ?? 10_000, app.abort)))
 
   if (options.handleSignals ?? true) {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -67,9 +83,16 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   return { url, port, http, close, notify: app.notify }
 }
 
-function shutdown(http: Server, graceMs: number): Promise<void> {
+/**
+ * Stops accepting; in-flight requests have `graceMs` to finish. Then what still runs is aborted and its client
+ * told so (`abort`), and the connections are closed once those last messages are written.
+ */
+function shutdown(http: Server, graceMs: number, abort: () => void): Promise<void> {
   return new Promise((resolve) => {
-    const force = setTimeout(() => http.closeAllConnections(), graceMs)
+    const force = setTimeout(() => {
+      abort()
+      setTimeout(() => http.closeAllConnections(), 100)
+    }, graceMs)
     // Keep-alive connections go idle as their last response ends; close each as soon as it does.
     const sweep = setInterval(() => http.closeIdleConnections(), 20)
     http.close(() => {

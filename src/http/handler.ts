@@ -1,4 +1,4 @@
-import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, PARSE_ERROR } from '../protocol/constants.js'
+import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { errorResponse, InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
 import { classify, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Transport } from '../exchange/call.js'
@@ -9,14 +9,19 @@ import { authGate, type AuthGate, type Identity } from '../auth/gate.js'
 import type { AuthOptions } from '../auth/options.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
-import { BodyRefused, DEFAULT_MAX_BODY_BYTES, readBody } from './body.js'
+import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive, type SseStream } from './sse.js'
-import { ACCEPTED, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
+import { ACCEPTED, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
   maxBodyBytes?: number | undefined
+  /**
+   * Bytes of request bodies held at once, from the first byte read until the answer (or its stream) begins
+   * (default 16 MB); a request that would go over gets 503 with Retry-After.
+   */
+  maxInFlightBytes?: number | undefined
   /** Interval of SSE keep-alive comments in ms (default 15 s; 0 turns them off). */
   keepAliveMs?: number | undefined
   /**
@@ -55,6 +60,11 @@ export interface FetchHandler {
   (request: Request, runtime?: RuntimeContext): Promise<Response>
   /** Ends every open listen stream gracefully (for shutdown); in-flight requests run to completion. */
   close(): Promise<void>
+  /**
+   * Ends every request still running (the end of a shutdown's grace period): each handler is aborted and its
+   * client gets a final JSON-RPC error (503 with Retry-After, or the last message of its SSE stream).
+   */
+  abort(): void
   /** Tells listen streams on every instance sharing the backplane that something changed. */
   readonly notify: Notify
   /**
@@ -68,7 +78,10 @@ interface HandlerContext {
   readonly runtime: Runtime
   readonly gate: AuthGate | undefined
   readonly maxBodyBytes: number
+  readonly bodies: BodyBudget
   readonly keepAlives: KeepAlive
+  /** How to stop each request that is still running: what `abort` calls. */
+  readonly running: Set<() => void>
 }
 
 /**
@@ -83,6 +96,8 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     runtime,
     gate,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    bodies: new BodyBudget(options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES),
+    running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
   }
   const guard = requestGuard(options)
@@ -104,7 +119,10 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: 'POST, OPTIONS' }, -32000), cors)
     }
   }
-  return Object.assign(handler, { close: runtime.close, notify: runtime.notify, metadataPaths })
+  const abort = () => {
+    for (const stop of [...context.running]) stop()
+  }
+  return Object.assign(handler, { close: runtime.close, abort, notify: runtime.notify, metadataPaths })
 }
 
 async function post(context: HandlerContext, request: Request, platform: RuntimeContext): Promise<Response> {
@@ -119,12 +137,24 @@ async function post(context: HandlerContext, request: Request, platform: Runtime
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
     return refuse('Content-Type must be application/json', UNSUPPORTED_MEDIA_TYPE)
   }
+  // The body's bytes count against what the handler holds until the answer (or its stream) begins.
+  const taken = { bytes: 0 }
+  try {
+    return await parse(context, request, platform, identity, taken)
+  } finally {
+    context.bodies.give(taken)
+  }
+}
+
+async function parse(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined, taken: { bytes: number }): Promise<Response> {
   let body: unknown
   try {
-    body = JSON.parse(await readBody(request, context.maxBodyBytes))
+    body = JSON.parse(await readBody(request, context.maxBodyBytes, context.bodies, taken))
   } catch (e) {
-    if (e instanceof BodyRefused && e.tooLarge) return refuse(e.message, TOO_LARGE)
-    return refuse(e instanceof BodyRefused ? e.message : 'Parse error: the body is not valid JSON', MALFORMED, undefined, PARSE_ERROR)
+    if (!(e instanceof BodyRefused)) return refuse('Parse error: the body is not valid JSON', MALFORMED, undefined, PARSE_ERROR)
+    if (e.status === 413) return refuse(e.message, TOO_LARGE)
+    if (e.status === 503) return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
+    return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
   let message: JsonRpcRequest
   try {
@@ -170,8 +200,25 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
         return identity ? (bare ??= withoutCredentials(request)) : request
       },
     }
-    void exchange(context.runtime, message, transport).then((answer) => {
+    // At the end of a shutdown's grace period: the client is told, whatever the handler does with its abort.
+    const stop = () => {
+      if (settled) return
       settled = true
+      context.running.delete(stop)
+      const error = errorResponse(message.id, new Overloaded('The server shut down before this request finished: send it again', 503, 1))
+      if (stream) {
+        stream.write(error)
+        stream.close()
+      } else {
+        resolve(json(error, SERVICE_UNAVAILABLE, { 'retry-after': '1' }))
+      }
+      cancel.abort(new Error('the server is shutting down'))
+    }
+    context.running.add(stop)
+    void exchange(context.runtime, message, transport).then((answer) => {
+      if (settled) return
+      settled = true
+      context.running.delete(stop)
       // Scopes are checked before the method runs, so no stream has begun: the challenge is the whole answer.
       if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
         return resolve(context.gate.forbidden(answer.error.scopes, answer.error.message))

@@ -21,6 +21,8 @@ export const FORBIDDEN = 403
 export const METHOD_NOT_ALLOWED = 405
 export const UNSUPPORTED_MEDIA_TYPE = 415
 export const TOO_LARGE = 413
+/** More than the server takes at once: come back after Retry-After. */
+export const SERVICE_UNAVAILABLE = 503
 /** Not JSON, not UTF-8, not a JSON-RPC message. */
 export const MALFORMED = 400
 /** A notification: accepted, nothing to answer. */

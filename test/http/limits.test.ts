@@ -1,12 +1,16 @@
 /**
  * Limits of listen streams (issue 12, finding 1): per client (a principal, or an anonymous client's network
  * address), per runtime, and on the size of a filter. Over a limit the answer is a JSON-RPC error with 429
- * or 503 and Retry-After, before any stream byte; a closed stream gives its place back.
+ * or 503 and Retry-After, before any stream byte; a closed stream gives its place back. And the bytes of
+ * request bodies a handler holds at once (finding 2).
  */
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, type HandlerOptions, type RuntimeContext } from '../../src/index.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, modernHeaders, openListen, startEverything } from '../helpers/server.js'
+import { sseMessages } from '../helpers/wire.js'
 import type { RunningServer } from '../../adapters/node/index.js'
 
 const server = () => new McpServer({ name: 'limits', version: '1' }).tool('t', {}, () => 't')
@@ -95,5 +99,85 @@ describe('on Node', () => {
     opened.push(first)
     await first.next()
     expect((await refusal(fetch(listenRequest({}, url)))).status).toBe(429)
+  })
+
+  it('cuts a request whose body does not arrive within requestTimeoutMs with 408, and leaves a listen stream open past it', async () => {
+    running = await startEverything({ requestTimeoutMs: 1000, headersTimeoutMs: 1000 })
+    const stream = await openListen((r) => fetch(new Request(running!.url, r)), { toolsListChanged: true }, 'kept')
+    opened.push(stream)
+    await stream.next()
+    const { port } = new URL(running.url)
+    const socket = connect(Number(port), '127.0.0.1')
+    let reply = ''
+    socket.on('data', (c) => (reply += c))
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`)
+    await once(socket, 'close')
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /)
+    await running.notify.toolsChanged()
+    expect((await stream.next()).method).toBe('notifications/tools/list_changed')
+  })
+})
+
+describe('request bodies held at once', () => {
+  it('refuses a body that would take the handler past maxInFlightBytes with 503, until the requests holding it are answered', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const s = new McpServer({ name: 'held', version: '1' }).tool('wait', {}, async () => (await gate, 'done'))
+    const h = createFetchHandler(s, { maxInFlightBytes: 300 })
+    const call = () => {
+      const p = { name: 'wait', arguments: {}, _meta: META_2026() }
+      return h(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: modernHeaders('tools/call', p), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }) }))
+    }
+    const first = call()
+    await new Promise((r) => setTimeout(r, 20))
+    const busy = await call()
+    expect([busy.status, busy.headers.get('retry-after')]).toEqual([503, '1'])
+    expect((await busy.json()).error).toEqual({ code: -32000, message: 'The server is reading as many request bodies as it holds at once: try again shortly' })
+    release()
+    expect((await first).status).toBe(200)
+    expect((await call()).status).toBe(200)
+  })
+
+  it('refuses at once a declared Content-Length that does not fit, on Node', async () => {
+    const running = await startEverything({ maxInFlightBytes: 1000 })
+    try {
+      const p = { name: 'add', arguments: { a: 1, b: 2, pad: 'x'.repeat(1500) }, _meta: META_2026() }
+      const res = await fetch(running.url, { method: 'POST', headers: modernHeaders('tools/call', p), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }) })
+      expect(res.status).toBe(503)
+      const small = { name: 'add', arguments: { a: 1, b: 2 }, _meta: META_2026() }
+      expect((await fetch(running.url, { method: 'POST', headers: modernHeaders('tools/call', small), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: small }) })).status).toBe(200)
+    } finally {
+      await running.close()
+    }
+  })
+})
+
+describe('shutdown', () => {
+  it("aborts what still runs at the end of the grace period, and tells each client: 503 for a JSON answer, a last error on a stream", async () => {
+    const aborted: string[] = []
+    const forever = (name: string) => (_a: unknown, ctx: { signal: AbortSignal; progress(n: number): void }) => {
+      ctx.signal.addEventListener('abort', () => aborted.push(name))
+      if (name === 'streaming') ctx.progress(1)
+      return new Promise<string>(() => {}) // ignores its signal: the client must be told all the same
+    }
+    const s = new McpServer({ name: 'stuck', version: '1' }).tool('plain', {}, forever('plain')).tool('streaming', {}, forever('streaming'))
+    const running = await startEverything({ shutdownGraceMs: 200 }, s)
+    const call = (name: string, meta: Record<string, unknown> = {}) => {
+      const p = { name, arguments: {}, _meta: { ...META_2026(), ...meta } }
+      return fetch(running.url, { method: 'POST', headers: modernHeaders('tools/call', p), body: JSON.stringify({ jsonrpc: '2.0', id: name, method: 'tools/call', params: p }) })
+    }
+    const plain = call('plain')
+    const streaming = await call('streaming', { progressToken: 'p' })
+    expect(streaming.headers.get('content-type')).toBe('text/event-stream')
+    await new Promise((r) => setTimeout(r, 50))
+    const closed = running.close()
+    const answer = await plain
+    expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '1'])
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 'plain', error: { code: -32000, message: 'The server shut down before this request finished: send it again', data: { retryAfterMs: 1000 } } })
+    const messages = []
+    for await (const m of sseMessages(streaming.body!)) messages.push(m)
+    expect(messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'streaming', error: { code: -32000, message: 'The server shut down before this request finished: send it again', data: { retryAfterMs: 1000 } } })
+    await closed
+    expect(aborted.sort()).toEqual(['plain', 'streaming'])
   })
 })
