@@ -44,6 +44,11 @@ export interface RuntimeOptions {
      */
     readable?: ((uri: string, asker: Asker) => boolean) | undefined
   } | undefined
+  /**
+   * Longest a request's handler runs before it is aborted and the request answered -32603 (default 5
+   * minutes; Infinity for none). Listen streams have their own lifetime; work that takes longer belongs in a task.
+   */
+  handlerTimeoutMs?: number | undefined
   /** Of authorization, what the exchange core needs (the rest is HTTP's: HandlerOptions.auth). */
   auth?: {
     /** Leave entries the caller lacks scopes for out of lists (default false). */
@@ -81,7 +86,8 @@ export interface Runtime {
   readonly backplane: Backplane
   readonly requestState: StateCodec
   readonly requestStateTtlMs: number
-  readonly maxListenMs: number | undefined
+  readonly maxListenMs: number
+  readonly handlerTimeoutMs: number
   /** Limits of listen streams, and the open streams per client that count against them. */
   readonly listenLimits: { readonly maxStreams: number; readonly maxStreamsPerClient: number; readonly maxFilterChars: number }
   readonly streamsByClient: Map<string, number>
@@ -153,6 +159,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     requestState: stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
+    handlerTimeoutMs: options.handlerTimeoutMs ?? 300_000,
     listenLimits: {
       maxStreams: options.listen?.maxStreams ?? 10_000,
       maxStreamsPerClient: options.listen?.maxStreamsPerClient ?? 100,

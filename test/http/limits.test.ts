@@ -181,3 +181,22 @@ describe('shutdown', () => {
     expect(aborted.sort()).toEqual(['plain', 'streaming'])
   })
 })
+
+describe('handler time', () => {
+  it('aborts a handler that runs past handlerTimeoutMs and answers -32603; listen streams are not cut by it', async () => {
+    let stopped = false
+    const s = new McpServer({ name: 'slow', version: '1' }).tool('hang', {}, (_a, ctx) => {
+      ctx.signal.addEventListener('abort', () => (stopped = true))
+      return new Promise<string>(() => {})
+    })
+    const h = createFetchHandler(s, { handlerTimeoutMs: 100 })
+    const p = { name: 'hang', arguments: {}, _meta: META_2026() }
+    const res = await h(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: modernHeaders('tools/call', p), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }) }))
+    expect([res.status, (await res.json()).error]).toEqual([200, { code: -32603, message: "The request ran past the server's time limit (100 ms) and was stopped" }])
+    expect(stopped).toBe(true)
+    const stream = await open(h)
+    await new Promise((r) => setTimeout(r, 250))
+    await h.notify.toolsChanged()
+    expect((await stream.next()).method).toBe('notifications/tools/list_changed')
+  })
+})
