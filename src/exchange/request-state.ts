@@ -30,7 +30,8 @@ export interface StateCodec {
   open(token: string): Promise<StatePayload>
 }
 
-const VERSION = 's1'
+/** s2: `s2.<key id>.<payload>.<mac>`; the key id tells a state of another secret from a forged one. */
+const VERSION = 's2'
 const encoder = new TextEncoder()
 
 export type Secret = string | Uint8Array | CryptoKey
@@ -54,26 +55,32 @@ export async function importStateKey(secret: Secret | undefined): Promise<Crypto
  * while a module is being loaded, which is when servers are usually defined.
  */
 export function stateCodec(secret: Secret | undefined): StateCodec {
-  let imported: Promise<CryptoKey> | undefined
-  const key = () => (imported ??= importStateKey(secret))
+  let imported: Promise<{ key: CryptoKey; id: string }> | undefined
+  const key = () => (imported ??= importStateKey(secret).then(async (k) => ({ key: k, id: await keyId(k) })))
+  // What a client is told when a state comes from an instance with another key: the fix is the operator's.
+  const foreign = secret === undefined
+    ? 'it was sealed by another instance, and this one has no shared secret: give every instance the same requestState.secret (MCP_REQUEST_STATE_SECRET)'
+    : 'it was sealed with another requestState secret: every instance serving this server must share one'
   return {
     async seal(payload) {
-      const body = `${VERSION}.${bytesToBase64Url(encoder.encode(JSON.stringify(payload)))}`
-      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key(), encoder.encode(body)))
+      const { key: hmacKey, id } = await key()
+      const body = `${VERSION}.${id}.${bytesToBase64Url(encoder.encode(JSON.stringify(payload)))}`
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', hmacKey, encoder.encode(body)))
       return `${body}.${bytesToBase64Url(mac)}`
     },
     async open(token) {
       const parts = token.split('.')
-      if (parts.length !== 3 || parts[0] !== VERSION) throw rejected('malformed')
+      if (parts.length !== 4 || parts[0] !== VERSION) throw rejected('malformed')
       // Outside the try below: a key that cannot be imported is the server's fault, not the client's.
-      const hmacKey = await key()
+      const { key: hmacKey, id } = await key()
+      if (parts[1] !== id) throw rejected(foreign)
       let mac: Uint8Array
       let payload: unknown
       try {
-        mac = base64UrlToBytes(parts[2]!)
-        const ok = await crypto.subtle.verify('HMAC', hmacKey, mac as BufferSource, encoder.encode(`${parts[0]}.${parts[1]}`))
+        mac = base64UrlToBytes(parts[3]!)
+        const ok = await crypto.subtle.verify('HMAC', hmacKey, mac as BufferSource, encoder.encode(`${parts[0]}.${parts[1]}.${parts[2]}`))
         if (!ok) throw rejected('its signature does not match')
-        payload = JSON.parse(new TextDecoder().decode(base64UrlToBytes(parts[1]!)))
+        payload = JSON.parse(new TextDecoder().decode(base64UrlToBytes(parts[2]!)))
       } catch (e) {
         throw e instanceof Error && e.name === 'McpError' ? e : rejected('malformed')
       }
@@ -82,6 +89,12 @@ export function stateCodec(secret: Secret | undefined): StateCodec {
       return payload as unknown as StatePayload
     },
   }
+}
+
+/** A public name of a key: 48 bits of an HMAC under it, which tells keys apart and gives nothing of them away. */
+async function keyId(key: CryptoKey): Promise<string> {
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode('mcp-edge requestState key id')))
+  return bytesToBase64Url(mac.subarray(0, 6))
 }
 
 export const rejected = (why: string) => invalidParams(`Invalid requestState: ${why}`)

@@ -13,13 +13,18 @@ describe('requestState sealing', () => {
 
   it('refuses a changed payload, a changed MAC, a foreign key and an expired state', async () => {
     const token = await codec.seal(payload)
-    const [v, body, mac] = token.split('.')
+    const [v, id, body, mac] = token.split('.')
     const forged = Buffer.from(JSON.stringify({ ...payload, a: { k: { action: 'decline' } } })).toString('base64url')
-    await expect(codec.open(`${v}.${forged}.${mac}`)).rejects.toMatchObject({ code: -32602 })
-    await expect(codec.open(`${v}.${body}.${mac!.slice(1)}A`)).rejects.toMatchObject({ code: -32602 })
+    const forgery = { code: -32602, message: 'Invalid requestState: its signature does not match' }
+    await expect(codec.open(`${v}.${id}.${forged}.${mac}`)).rejects.toMatchObject(forgery)
+    await expect(codec.open(`${v}.${id}.${body}.${mac!.slice(1)}A`)).rejects.toMatchObject(forgery)
     await expect(codec.open('nonsense')).rejects.toMatchObject({ code: -32602 })
-    const other = stateCodec('o'.repeat(32))
-    await expect(other.open(token)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('signature') })
+    await expect(codec.open(`s1.${body}.${mac}`)).rejects.toMatchObject({ code: -32602, message: 'Invalid requestState: malformed' })
+    // Sealed under another key: the operator's fault (instances without one shared secret), and said so.
+    await expect(stateCodec('o'.repeat(32)).open(token)).rejects.toMatchObject({
+      code: -32602, message: 'Invalid requestState: it was sealed with another requestState secret: every instance serving this server must share one',
+    })
+    await expect(stateCodec(undefined).open(token)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('this one has no shared secret') })
     const expired = await codec.seal({ ...payload, x: Date.now() - 1 })
     await expect(codec.open(expired)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
   })
