@@ -57,10 +57,7 @@ export async function importStateKey(secret: Secret | undefined): Promise<Crypto
 export function stateCodec(secret: Secret | undefined): StateCodec {
   let imported: Promise<{ key: CryptoKey; id: string }> | undefined
   const key = () => (imported ??= importStateKey(secret).then(async (k) => ({ key: k, id: await keyId(k) })))
-  // What a client is told when a state comes from an instance with another key: the fix is the operator's.
-  const foreign = secret === undefined
-    ? 'it was sealed by another instance, and this one has no shared secret: give every instance the same requestState.secret (MCP_REQUEST_STATE_SECRET)'
-    : 'it was sealed with another requestState secret: every instance serving this server must share one'
+  const foreign = foreignKey(secret)
   return {
     async seal(payload) {
       const { key: hmacKey, id } = await key()
@@ -84,11 +81,21 @@ export function stateCodec(secret: Secret | undefined): StateCodec {
       } catch (e) {
         throw e instanceof Error && e.name === 'McpError' ? e : rejected('malformed')
       }
-      if (!isObject(payload) || typeof payload.m !== 'string' || typeof payload.x !== 'number') throw rejected('malformed')
-      if (payload.x < Date.now()) throw rejected('it has expired')
-      return payload as unknown as StatePayload
+      return checkedPayload(payload)
     },
   }
+}
+
+/** What a client is told when a state comes from an instance with another key: the fix is the operator's. */
+export const foreignKey = (secret: Secret | undefined) => secret === undefined
+  ? 'it was sealed by another instance, and this one has no shared secret: give every instance the same requestState.secret (MCP_REQUEST_STATE_SECRET)'
+  : 'it was sealed with another requestState secret: every instance serving this server must share one'
+
+/** An opened payload, if it has the shape of one and has not expired. */
+export function checkedPayload(payload: unknown): StatePayload {
+  if (!isObject(payload) || typeof payload.m !== 'string' || typeof payload.x !== 'number') throw rejected('malformed')
+  if (payload.x < Date.now()) throw rejected('it has expired')
+  return payload as unknown as StatePayload
 }
 
 /** A public name of a key: 48 bits of an HMAC under it, which tells keys apart and gives nothing of them away. */

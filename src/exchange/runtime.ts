@@ -11,6 +11,7 @@ import { CORE_LISTEN_FIELDS, listen } from './listen.js'
 import { resourceAt } from './methods/resources.js'
 import type { Extension, ListenField, MethodDescriptor } from './method.js'
 import { CORE_METHODS } from './methods/index.js'
+import { encryptedStateCodec } from './encrypted-state.js'
 import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
 
 /** The services of one deployment, given to the runtime entry (createFetchHandler, serve, createWorker, ...). */
@@ -25,6 +26,11 @@ export interface RuntimeOptions {
     secret?: Secret | undefined
     /** How long a client has to answer an input request (default 10 minutes). */
     ttlMs?: number | undefined
+    /**
+     * Encrypt the state too (AES-256-GCM, a key derived from the secret), for memos and answers the client
+     * must not read; default false: sealed only, readable by the client.
+     */
+    encrypt?: boolean | undefined
   } | undefined
   listen?: {
     /** Longest a listen stream stays open before it is ended gracefully (default 1 hour; the client reopens it). */
@@ -156,7 +162,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
   const runtime: Runtime = {
     server,
     backplane,
-    requestState: stateCodec(secret),
+    requestState: options.requestState?.encrypt ? encryptedStateCodec(secret) : stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
     handlerTimeoutMs: options.handlerTimeoutMs ?? 300_000,

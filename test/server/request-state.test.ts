@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
+import { encryptedStateCodec } from '../../src/exchange/encrypted-state.js'
 import { digest, importStateKey, stateCodec } from '../../src/exchange/request-state.js'
+import { META_2026, rpc } from '../helpers/server.js'
 
 const payload = { n: 'server', m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
 
@@ -37,5 +39,48 @@ describe('requestState sealing', () => {
   it('digests params independently of key order', async () => {
     expect(await digest({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(await digest({ b: { d: [1, 2], c: 2 }, a: 1 }))
     expect(await digest({ a: 1 })).not.toBe(await digest({ a: 2 }))
+  })
+})
+
+describe('encrypted requestState', () => {
+  const secret = 'k'.repeat(32)
+  const codec = encryptedStateCodec(secret)
+  const memo = { ...payload, s: { card: 'four-two-four-two' } }
+
+  it('round-trips what it sealed, and shows the client nothing of it', async () => {
+    const token = await codec.seal(memo)
+    expect(await codec.open(token)).toEqual(memo)
+    expect(token.startsWith('e1.')).toBe(true)
+    expect(Buffer.from(token.split('.')[2]!, 'base64url').toString('latin1')).not.toContain('four-two')
+    // The same payload twice: two different tokens (a fresh IV each time).
+    expect(await codec.seal(memo)).not.toBe(token)
+  })
+
+  it('refuses a changed byte, a state of another secret, and a sealed-only state', async () => {
+    const token = await codec.seal(payload)
+    const [v, id, body] = token.split('.')
+    const bytes = Buffer.from(body!, 'base64url')
+    bytes[20]! ^= 1
+    await expect(codec.open(`${v}.${id}.${bytes.toString('base64url')}`)).rejects.toMatchObject({ code: -32602, message: 'Invalid requestState: its seal does not match' })
+    await expect(encryptedStateCodec('o'.repeat(32)).open(token)).rejects.toMatchObject({ message: expect.stringContaining('another requestState secret') })
+    await expect(codec.open(await stateCodec(secret).seal(payload))).rejects.toMatchObject({ message: 'Invalid requestState: malformed' })
+    const expired = await codec.seal({ ...payload, x: Date.now() - 1 })
+    await expect(codec.open(expired)).rejects.toMatchObject({ message: 'Invalid requestState: it has expired' })
+  })
+
+  it('serves multi-round requests with encrypt: true, and needs the secret as bytes or text', async () => {
+    const server = new McpServer({ name: 'enc', version: '1' }).tool('confirm', {}, async (_a, ctx) => {
+      const card = await ctx.memo('card', () => 'four-two-four-two')
+      return `${(await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action} ${card.length}`
+    })
+    const handler = createFetchHandler(server, { requestState: { secret, encrypt: true } })
+    const params = { name: 'confirm', arguments: {}, _meta: META_2026({ elicitation: {} }) }
+    const first = await rpc(handler, 'tools/call', params)
+    const state = first.body.result.requestState as string
+    expect(state.startsWith('e1.')).toBe(true)
+    const retry = { ...params, requestState: state, inputResponses: { ok: { action: 'accept' } } }
+    expect((await rpc(handler, 'tools/call', retry)).body.result.content[0].text).toBe('accept 17')
+    const key = await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+    expect(() => createFetchHandler(server, { requestState: { secret: key, encrypt: true } })).toThrow(/string or bytes/)
   })
 })
