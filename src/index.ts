@@ -19,6 +19,7 @@ export {
   fnv1a, isResync, listChanged, memoryBackplane, parseEvent, resourceUpdated, RESYNC, shardOf,
   type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,
 } from './state/backplane.js'
+export { memoryUsedStates, type UsedStates } from './state/used-states.js'
 export { memoryTaskStore, isTerminal, type MemoryTaskStoreOptions, type TaskRecord, type TaskStatus, type TaskStore } from './state/tasks.js'
 export { tasksExtension, type TaskOptions, type TasksExtension } from './tasks/extension.js'
 export { TASKS } from './tasks/records.js'

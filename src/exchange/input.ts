@@ -1,3 +1,4 @@
+import { bytesToBase64Url } from '../protocol/base64.js'
 import { INTERNAL_ERROR } from '../protocol/constants.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
@@ -48,6 +49,10 @@ export async function openRound(call: Call): Promise<Round> {
     state = await runtime.requestState.open(params.requestState)
     if (state.n !== runtime.server.info.name || state.m !== method || state.d !== (await paramsDigest())) throw rejected('it was issued for a different request')
     if (state.p !== principal) throw rejected('it was issued to a different principal')
+    // Last, once everything else holds: a state refused for another reason is not used up.
+    if (runtime.usedStates && (typeof state.u !== 'string' || !(await runtime.usedStates.claim(state.u, state.x)))) {
+      throw rejected('it was used already: each requestState is taken once, so retry from the first round')
+    }
   }
   return {
     responses: responses ?? {},
@@ -89,6 +94,7 @@ export async function inputRequiredResult(runtime: Runtime, round: Round, reques
     d: await round.digest(),
     x: Date.now() + runtime.requestStateTtlMs,
     ...(round.principal === undefined ? {} : { p: round.principal }),
+    ...(runtime.usedStates ? { u: bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16))) } : {}),
     a: round.gathered,
     s: round.memo,
   })

@@ -22,6 +22,8 @@ export interface StatePayload {
   a: JsonObject
   /** memoised handler values */
   s: JsonObject
+  /** random id, when each state may be used once (requestState.singleUse) */
+  u?: string
 }
 
 export interface StateCodec {

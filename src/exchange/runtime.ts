@@ -4,6 +4,7 @@ import type { Asker, Notify } from '../server/context.js'
 import { missingScopes } from '../server/server.js'
 import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
+import { memoryUsedStates, type UsedStates } from '../state/used-states.js'
 import { TASKS } from '../tasks/records.js'
 import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
 import type { Call } from './call.js'
@@ -31,6 +32,12 @@ export interface RuntimeOptions {
      * must not read; default false: sealed only, readable by the client.
      */
     encrypt?: boolean | undefined
+    /**
+     * Take each state once: a retry with a state already used is refused, so a captured state cannot be
+     * replayed. `true` keeps used ids in this process's memory; several instances share a store
+     * (`redisUsedStates`). Default false: a state may be retried until it expires.
+     */
+    singleUse?: boolean | UsedStates | undefined
   } | undefined
   listen?: {
     /** Longest a listen stream stays open before it is ended gracefully (default 1 hour; the client reopens it). */
@@ -92,6 +99,8 @@ export interface Runtime {
   readonly backplane: Backplane
   readonly requestState: StateCodec
   readonly requestStateTtlMs: number
+  /** Where used requestStates are recorded, when each may be used once. */
+  readonly usedStates: UsedStates | undefined
   readonly maxListenMs: number
   readonly handlerTimeoutMs: number
   /** Limits of listen streams, and the open streams per client that count against them. */
@@ -164,6 +173,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     backplane,
     requestState: options.requestState?.encrypt ? encryptedStateCodec(secret) : stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
+    usedStates: options.requestState?.singleUse === true ? memoryUsedStates() : options.requestState?.singleUse || undefined,
     maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
     handlerTimeoutMs: options.handlerTimeoutMs ?? 300_000,
     listenLimits: {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer } from '../../src/index.js'
+import { createFetchHandler, McpServer, memoryUsedStates } from '../../src/index.js'
 import { encryptedStateCodec } from '../../src/exchange/encrypted-state.js'
 import { digest, importStateKey, stateCodec } from '../../src/exchange/request-state.js'
-import { META_2026, rpc } from '../helpers/server.js'
+import { as, namedUsers } from '../helpers/auth.js'
+import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
 
 const payload = { n: 'server', m: 'tools/call', d: 'abc', x: Date.now() + 60_000, a: { k: { action: 'accept' } }, s: {} }
 
@@ -82,5 +83,37 @@ describe('encrypted requestState', () => {
     expect((await rpc(handler, 'tools/call', retry)).body.result.content[0].text).toBe('accept 17')
     const key = await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
     expect(() => createFetchHandler(server, { requestState: { secret: key, encrypt: true } })).toThrow(/string or bytes/)
+  })
+})
+
+describe('single-use requestState', () => {
+  const confirm = () => new McpServer({ name: 'once', version: '1' })
+    .tool('confirm', {}, async (_a, ctx) => (await ctx.elicit('ok', { message: 'sure?', requestedSchema: { type: 'object', properties: {} } })).action)
+  const params = { name: 'confirm', arguments: {}, _meta: META_2026({ elicitation: {} }) }
+  const retryOf = (state: string) => ({ ...params, requestState: state, inputResponses: { ok: { action: 'accept' } } })
+
+  it('serves a state once and refuses it after; a state refused for another reason is not used up', async () => {
+    const handler = createFetchHandler(confirm(), { auth: namedUsers(), requestState: { secret: 'k'.repeat(32), singleUse: true } })
+    const call = (user: string, p: Record<string, unknown>) => rpc(handler, 'tools/call', p, { headers: { ...modernHeaders('tools/call', p), ...as(user) } })
+    const state = (await call('alice', params)).body.result.requestState
+    expect((await call('bob', retryOf(state))).body.error.message).toBe('Invalid requestState: it was issued to a different principal')
+    expect((await call('alice', retryOf(state))).body.result.content[0].text).toBe('accept')
+    expect((await call('alice', retryOf(state))).body.error).toEqual({
+      code: -32602, message: 'Invalid requestState: it was used already: each requestState is taken once, so retry from the first round',
+    })
+  })
+
+  it('lets a state be retried until it expires without singleUse', async () => {
+    const handler = createFetchHandler(confirm(), { requestState: { secret: 'k'.repeat(32) } })
+    const state = (await rpc(handler, 'tools/call', params)).body.result.requestState
+    for (let i = 0; i < 2; i++) expect((await rpc(handler, 'tools/call', retryOf(state))).body.result.content[0].text).toBe('accept')
+  })
+
+  it('forgets used ids once their states would have expired', async () => {
+    const used = memoryUsedStates()
+    expect(await used.claim('a', Date.now() + 60_000)).toBe(true)
+    expect(await used.claim('a', Date.now() + 60_000)).toBe(false)
+    expect(await used.claim('b', Date.now() - 1)).toBe(true)
+    expect(await used.claim('b', Date.now() + 60_000)).toBe(true)
   })
 })
