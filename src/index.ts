@@ -14,7 +14,7 @@ export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type
 export { jwtVerifier, type JwtOptions } from './auth/jwt.js'
 export type { ErrorContext, RuntimeOptions } from './exchange/runtime.js'
 export type { Extension, ListenField, MethodDescriptor } from './exchange/method.js'
-export type { Secret } from './exchange/request-state.js'
+export type { Secret, SecretSource } from './exchange/request-state.js'
 export {
   fnv1a, isResync, listChanged, memoryBackplane, parseEvent, resourceUpdated, RESYNC, shardOf,
   type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,

@@ -8,7 +8,7 @@
  * authorization (examples/everything/auth.ts).
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
-import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
 import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
@@ -17,5 +17,7 @@ const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: proc
 export const handler = createLambdaHandler(createEverythingServer(), {
   backplane: redis && redisBackplane(redis),
   tasks: { store: redis && redisTaskStore(redis) },
+  // MCP_REQUEST_STATE_SECRET when set (the handler reads it); else, with Redis, one kept there for every instance.
+  requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || (redis && redisSharedSecret(redis)) },
   auth: authFromEnv(process.env, undefined),
 })

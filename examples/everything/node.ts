@@ -7,13 +7,15 @@
  * authorization (examples/everything/auth.ts); MCP_RESOURCE_URL then defaults to http://127.0.0.1:$PORT/mcp.
  */
 import { serve } from '../../adapters/node/index.js'
-import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
 import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
 const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
 const backplane = redis ? redisBackplane(redis) : undefined
 const store = redis ? redisTaskStore(redis) : undefined
+// Without MCP_REQUEST_STATE_SECRET, processes sharing a Redis share a secret kept in it.
+const sharedSecret = redis && !process.env.MCP_REQUEST_STATE_SECRET ? redisSharedSecret(redis) : undefined
 const leaseMs = process.env.MCP_TASK_LEASE_MS ? Number(process.env.MCP_TASK_LEASE_MS) : undefined
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
@@ -24,12 +26,13 @@ const running = await serve(createEverythingServer(), {
   auth,
   backplane,
   tasks: { store, leaseMs },
-  requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET },
+  requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || sharedSecret },
 })
 // Closed after the server, whose shutdown still writes to the store (tasks running here end failed).
 running.http.once('close', () => {
   void backplane?.close()
   void store?.close()
+  void sharedSecret?.close()
 })
 const notes = [redis && 'Redis backplane and task store', auth && `tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`].filter(Boolean)
 console.error(`mcp-edge everything server listening on ${running.url}${notes.length ? ` (${notes.join('; ')})` : ''}`)

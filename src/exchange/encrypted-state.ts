@@ -1,5 +1,5 @@
 import { base64UrlToBytes, bytesToBase64Url } from '../protocol/base64.js'
-import { checkedPayload, foreignKey, rejected, type Secret, type StateCodec } from './request-state.js'
+import { checkedPayload, foreignKey, rejected, resolvedSecret, type Secret, type SecretSource, type StateCodec } from './request-state.js'
 
 /** e1: `e1.<key id>.<iv and AES-GCM ciphertext>`, the version and key id bound in as additional data. */
 const VERSION = 'e1'
@@ -20,10 +20,15 @@ async function deriveKeys(secret: Secret | undefined): Promise<{ key: CryptoKey;
  * client must not read. The secret must be bytes or a string (a key is derived from it); the state is a
  * little larger and opaque to the client, which only ever sends it back.
  */
-export function encryptedStateCodec(secret: Secret | undefined): StateCodec {
-  if (typeof CryptoKey !== 'undefined' && secret instanceof CryptoKey) throw new Error('requestState.encrypt needs the secret as a string or bytes, not a CryptoKey')
-  let derived: Promise<{ key: CryptoKey; id: string }> | undefined
-  const keys = () => (derived ??= deriveKeys(secret))
+export function encryptedStateCodec(secret: Secret | SecretSource | undefined): StateCodec {
+  const bytesOnly = (s: unknown) => {
+    if (typeof CryptoKey !== 'undefined' && s instanceof CryptoKey) throw new Error('requestState.encrypt needs the secret as a string or bytes, not a CryptoKey')
+  }
+  bytesOnly(secret)
+  const keys = resolvedSecret(secret, async (s) => {
+    bytesOnly(s)
+    return deriveKeys(s)
+  })
   const foreign = foreignKey(secret)
   return {
     async seal(payload) {

@@ -38,6 +38,25 @@ const encoder = new TextEncoder()
 
 export type Secret = string | Uint8Array | CryptoKey
 
+/**
+ * Where the secret comes from when it is not given outright: asked on first use (and again after a failure),
+ * e.g. `redisSharedSecret`, which makes one key for every instance sharing a Redis.
+ */
+export type SecretSource = () => Promise<Secret>
+
+/** The secret itself, once, however it is given; a source that fails is asked again next time. */
+export function resolvedSecret<T>(secret: Secret | SecretSource | undefined, use: (secret: Secret | undefined) => Promise<T>): () => Promise<T> {
+  let resolved: Promise<T> | undefined
+  return () => {
+    resolved ??= (typeof secret === 'function' ? secret() : Promise.resolve(secret)).then((s) => {
+      assertSecretLength(s)
+      return use(s)
+    })
+    resolved.catch(() => (resolved = undefined))
+    return resolved
+  }
+}
+
 export function assertSecretLength(secret: Secret | undefined): void {
   const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret instanceof Uint8Array ? secret : undefined
   if (bytes && bytes.byteLength < 32) throw new Error('requestState secret must be at least 32 bytes (e.g. 64 hex characters)')
@@ -56,9 +75,11 @@ export async function importStateKey(secret: Secret | undefined): Promise<Crypto
  * `key` is called on first use, not before: Workers forbid generating random values (and most async work)
  * while a module is being loaded, which is when servers are usually defined.
  */
-export function stateCodec(secret: Secret | undefined): StateCodec {
-  let imported: Promise<{ key: CryptoKey; id: string }> | undefined
-  const key = () => (imported ??= importStateKey(secret).then(async (k) => ({ key: k, id: await keyId(k) })))
+export function stateCodec(secret: Secret | SecretSource | undefined): StateCodec {
+  const key = resolvedSecret(secret, async (s) => {
+    const k = await importStateKey(s)
+    return { key: k, id: await keyId(k) }
+  })
   const foreign = foreignKey(secret)
   return {
     async seal(payload) {
@@ -89,7 +110,7 @@ export function stateCodec(secret: Secret | undefined): StateCodec {
 }
 
 /** What a client is told when a state comes from an instance with another key: the fix is the operator's. */
-export const foreignKey = (secret: Secret | undefined) => secret === undefined
+export const foreignKey = (secret: Secret | SecretSource | undefined) => secret === undefined
   ? 'it was sealed by another instance, and this one has no shared secret: give every instance the same requestState.secret (MCP_REQUEST_STATE_SECRET)'
   : 'it was sealed with another requestState secret: every instance serving this server must share one'
 

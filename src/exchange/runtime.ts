@@ -13,7 +13,7 @@ import { resourceAt } from './methods/resources.js'
 import type { Extension, ListenField, MethodDescriptor } from './method.js'
 import { CORE_METHODS } from './methods/index.js'
 import { encryptedStateCodec } from './encrypted-state.js'
-import { assertSecretLength, stateCodec, type Secret, type StateCodec } from './request-state.js'
+import { assertSecretLength, stateCodec, type Secret, type SecretSource, type StateCodec } from './request-state.js'
 
 /** The services of one deployment, given to the runtime entry (createFetchHandler, serve, createWorker, ...). */
 export interface RuntimeOptions {
@@ -22,9 +22,11 @@ export interface RuntimeOptions {
   requestState?: {
     /**
      * HMAC key (at least 32 bytes). Every instance serving one server must share it; without one, a random
-     * key per process is used, which only works while one process answers all rounds of a request.
+     * key per process is used, which only works while one process answers all rounds of a request. Or a
+     * source of it, asked on first use: `redisSharedSecret` (mcp-edge/redis) makes one key for every
+     * instance sharing a Redis, with nothing to configure.
      */
-    secret?: Secret | undefined
+    secret?: Secret | SecretSource | undefined
     /** How long a client has to answer an input request (default 10 minutes). */
     ttlMs?: number | undefined
     /**
@@ -140,8 +142,8 @@ const errorId = () => crypto.randomUUID().slice(0, 8)
 
 export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
   const secret = options.requestState?.secret
-  // Checked now, so that a short secret fails at start-up rather than on first use.
-  assertSecretLength(secret)
+  // Checked now, so that a short secret fails at start-up rather than on first use (a source's, when asked).
+  if (typeof secret !== 'function') assertSecretLength(secret)
   const onError = options.onError ?? defaultOnError
   const report = (error: unknown, context: Omit<ErrorContext, 'errorId'>) => {
     const id = errorId()

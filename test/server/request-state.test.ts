@@ -117,3 +117,22 @@ describe('single-use requestState', () => {
     expect(await used.claim('b', Date.now() + 60_000)).toBe(true)
   })
 })
+
+describe('a secret from a source', () => {
+  it('is asked on first use, and asked again after it failed', async () => {
+    let asks = 0
+    const codec = stateCodec(async () => {
+      if (asks++ === 0) throw new Error('store unreachable')
+      return 'k'.repeat(32)
+    })
+    await expect(codec.seal(payload)).rejects.toThrow('store unreachable')
+    const token = await codec.seal(payload)
+    expect(await stateCodec('k'.repeat(32)).open(token)).toEqual(payload)
+    await codec.open(token)
+    expect(asks).toBe(2)
+  })
+
+  it('is held to 32 bytes like a secret given outright', async () => {
+    await expect(stateCodec(async () => 'short').seal(payload)).rejects.toThrow(/32 bytes/)
+  })
+})
