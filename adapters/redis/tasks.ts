@@ -1,14 +1,8 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { TaskRecord, TaskStore } from '../../src/index.js'
+import { connection, type RedisConnectionOptions } from './connection.js'
 
-export interface RedisTaskStoreOptions {
-  /** `redis://host:port/db`; or pass a `client` to share one. */
-  url?: string | undefined
-  /** A connection to share (closing the store leaves it open). */
-  client?: Redis | undefined
-  /** Prepended to every key, so several servers can share one Redis (default `mcp-edge:`). */
-  prefix?: string | undefined
-}
+export type RedisTaskStoreOptions = RedisConnectionOptions
 
 // A task is a hash of its version beside its JSON, so that the scripts compare versions without parsing
 // JSON, and each write sets the expiry in the same step: a key never outlives the expiresAt it was written with.
@@ -62,9 +56,8 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  * so any instance reading the primary sees it next (a failover to a replica that lagged can still lose it).
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore & { close(): Promise<void> } {
-  const prefix = options.prefix ?? 'mcp-edge:'
-  const owned = !options.client
-  const redis = (options.client ?? (options.url ? new Redis(options.url) : new Redis())) as Scripted
+  const { prefix, close, ...connected } = connection(options)
+  const redis = connected.redis as Scripted
   redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 2, lua: CREATE })
   redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
   const key = (id: string) => `${prefix}task:${id}`
@@ -112,11 +105,6 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
         from += ids.length - gone.length
       }
     },
-    async close() {
-      if (!owned) return
-      // QUIT lets writes in flight finish; a connection that is not up has nothing to finish.
-      if (redis.status === 'ready') await redis.quit()
-      else redis.disconnect()
-    },
+    close,
   }
 }

@@ -48,11 +48,14 @@ export type SecretSource = () => Promise<Secret>
 export function resolvedSecret<T>(secret: Secret | SecretSource | undefined, use: (secret: Secret | undefined) => Promise<T>): () => Promise<T> {
   let resolved: Promise<T> | undefined
   return () => {
-    resolved ??= (typeof secret === 'function' ? secret() : Promise.resolve(secret)).then((s) => {
-      assertSecretLength(s)
-      return use(s)
-    })
-    resolved.catch(() => (resolved = undefined))
+    if (!resolved) {
+      const attempt = (typeof secret === 'function' ? secret() : Promise.resolve(secret)).then((s) => {
+        assertSecretLength(s)
+        return use(s)
+      })
+      attempt.catch(() => (resolved = undefined))
+      resolved = attempt
+    }
     return resolved
   }
 }

@@ -1,0 +1,27 @@
+import { Redis } from 'ioredis'
+
+/** Where a Redis store finds its connection and keys. */
+export interface RedisConnectionOptions {
+  /** `redis://host:port/db`; or pass a `client` to share one. */
+  url?: string | undefined
+  /** A connection to share (closing the store leaves it open). */
+  client?: Redis | undefined
+  /** Prepended to every key, so several servers can share one Redis (default `mcp-edge:`). */
+  prefix?: string | undefined
+}
+
+/** A store's connection: its own (closed with the store) or the one it was given (left open). */
+export function connection(options: RedisConnectionOptions): { redis: Redis; prefix: string; close(): Promise<void> } {
+  const owned = !options.client
+  const redis = options.client ?? (options.url ? new Redis(options.url) : new Redis())
+  return {
+    redis,
+    prefix: options.prefix ?? 'mcp-edge:',
+    async close() {
+      if (!owned) return
+      // QUIT lets writes in flight finish; a connection that is not up has nothing to finish.
+      if (redis.status === 'ready') await redis.quit()
+      else redis.disconnect()
+    },
+  }
+}
