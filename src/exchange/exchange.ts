@@ -78,28 +78,12 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     }
     stage = 'method'
     // A stream has a lifetime of its own (listen.maxLifetimeMs); anything else answers within the time limit.
-    const result = await (descriptor.stream ? descriptor.run(call, target) : limited(runtime, transport, descriptor.run(call, target)))
+    const running = descriptor.run(call, target)
+    const result = await (descriptor.stream ? running : runtime.deadlines.limit(running, () => transport.cancel.abort(new Error('the request ran past its time limit'))))
     return { ok: true, id, profile, result: result && decorate(runtime, profile, result) }
   } catch (e) {
     return { ok: false, id, profile, stage, error: asMcpError(runtime, e, call ?? message) }
   }
-}
-
-/**
- * The method's answer, or -32603 once it has run for `runtime.handlerTimeoutMs`: then its handler is aborted
- * (through the request's signal), and whatever it does after is not waited for.
- */
-function limited<T>(runtime: Runtime, transport: Transport, running: Promise<T>): Promise<T> {
-  const ms = runtime.handlerTimeoutMs
-  if (!Number.isFinite(ms)) return running
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      transport.cancel.abort(new Error('the request ran past its time limit'))
-      reject(new McpError(INTERNAL_ERROR, `The request ran past the server's time limit (${ms} ms) and was stopped`))
-    }, ms)
-  })
-  return Promise.race([running, expired]).finally(() => timer !== undefined && clearTimeout(timer))
 }
 
 /** McpErrors travel as they are; anything else is reported and answered without its message. */

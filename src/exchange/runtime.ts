@@ -12,6 +12,7 @@ import { CORE_LISTEN_FIELDS, listen } from './listen.js'
 import { resourceAt } from './methods/resources.js'
 import type { Extension, ListenField, MethodDescriptor } from './method.js'
 import { CORE_METHODS } from './methods/index.js'
+import { deadlines, type Deadlines } from './deadlines.js'
 import { encryptedStateCodec } from './encrypted-state.js'
 import { assertSecretLength, stateCodec, type Secret, type SecretSource, type StateCodec } from './request-state.js'
 
@@ -104,7 +105,8 @@ export interface Runtime {
   /** Where used requestStates are recorded, when each may be used once. */
   readonly usedStates: UsedStates | undefined
   readonly maxListenMs: number
-  readonly handlerTimeoutMs: number
+  /** Time limits of running requests (handlerTimeoutMs). */
+  readonly deadlines: Deadlines
   /** Limits of listen streams, and the open streams per client that count against them. */
   readonly listenLimits: { readonly maxStreams: number; readonly maxStreamsPerClient: number; readonly maxFilterChars: number }
   readonly streamsByClient: Map<string, number>
@@ -177,7 +179,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     usedStates: options.requestState?.singleUse === true ? memoryUsedStates() : options.requestState?.singleUse || undefined,
     maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
-    handlerTimeoutMs: options.handlerTimeoutMs ?? 300_000,
+    deadlines: deadlines(options.handlerTimeoutMs ?? 300_000),
     listenLimits: {
       maxStreams: options.listen?.maxStreams ?? 10_000,
       maxStreamsPerClient: options.listen?.maxStreamsPerClient ?? 100,
