@@ -9,23 +9,27 @@ export interface Deadlines {
 
 /**
  * One timer checks every running request, a quarter of the limit apart (at most 1 s), and stops when none
- * runs: a timer per request cost about a tenth of tools/call throughput. A request overrunning is stopped at
- * most that quarter late.
+ * runs: a timer per request cost about a tenth of tools/call throughput under concurrent load (one at a time,
+ * each request still starts and stops it). A request overrunning is stopped at most that quarter late.
  */
 export function deadlines(ms: number): Deadlines {
   if (!Number.isFinite(ms)) return { limit: (running) => running }
   const pending = new Set<{ readonly until: number; expire(): void }>()
   let sweeper: ReturnType<typeof setInterval> | undefined
+  // Gone with the last running request: no timer outlives the work (nor keeps a process up).
+  const done = (entry: { readonly until: number; expire(): void }) => {
+    pending.delete(entry)
+    if (pending.size === 0 && sweeper !== undefined) {
+      clearInterval(sweeper)
+      sweeper = undefined
+    }
+  }
   const sweep = () => {
     const now = Date.now()
     for (const entry of pending) {
       if (entry.until > now) continue
-      pending.delete(entry)
+      done(entry)
       entry.expire()
-    }
-    if (pending.size === 0 && sweeper !== undefined) {
-      clearInterval(sweeper)
-      sweeper = undefined
     }
   }
   const every = Math.max(10, Math.min(1000, ms / 4))
@@ -41,8 +45,8 @@ export function deadlines(ms: number): Deadlines {
       pending.add(entry)
       sweeper ??= setInterval(sweep, every)
       running.then(
-        (value) => (pending.delete(entry), resolve(value)),
-        (error: unknown) => (pending.delete(entry), reject(error)),
+        (value) => (done(entry), resolve(value)),
+        (error: unknown) => (done(entry), reject(error)),
       )
     }),
   }
