@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import { memoryBackplane, parseEvent, type Backplane } from '../../src/index.js'
+import { memoryBackplane, parseEvent, RESYNC, type Backplane } from '../../src/index.js'
+import { deadlinePublisher } from './publish.js'
 
 export interface RedisBackplaneOptions {
   /** `redis://host:port/db`; or pass a `client` to share one. */
@@ -10,10 +11,25 @@ export interface RedisBackplaneOptions {
   prefix?: string | undefined
   redis?: RedisOptions | undefined
   /**
-   * Told when the connection to Redis is lost (once per outage: ioredis reconnects by itself, and listen
-   * streams get a resync when it is back). Default: one line on stderr.
+   * Told when Redis is lost or stalls (once per outage: the connections come back by themselves, and listen
+   * streams get a resync when they do). Default: one line on stderr.
    */
   onError?: ((error: unknown) => void) | undefined
+  /**
+   * How long Redis has to accept a publish (default 1000 ms, by Redis's clock). Later than that, Redis
+   * refuses it, even if it was already sent, and the publish fails: it is never delivered late.
+   */
+  publishTimeoutMs?: number | undefined
+  /**
+   * How long a new listen waits for its subscription (default 2000 ms). Then it is acknowledged anyway and
+   * gets a refetch cue once the subscription is live, so that a Redis outage never holds a response back.
+   */
+  subscribeWaitMs?: number | undefined
+  /**
+   * Each connection is pinged this often (default 2000 ms); one that does not answer within as long is
+   * treated as lost: a stalled Redis is noticed like a closed one, and streams resync when it answers again.
+   */
+  heartbeatMs?: number | undefined
 }
 
 export interface RedisBackplane extends Backplane {
@@ -22,8 +38,6 @@ export interface RedisBackplane extends Backplane {
   close(): Promise<void>
 }
 
-const PUBLISH_WAIT_MS = 1000
-
 /** Reconnect quickly at first, then every 2 s at most, with jitter so instances do not reconnect in step. */
 const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (0.75 + Math.random() / 2)
 
@@ -31,18 +45,22 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
  * Fan-out across processes over Redis pub/sub. One subscriber connection per process multiplexes every
  * topic, subscribing when a topic gets its first local subscriber and unsubscribing after its last; events
  * published here come back through Redis like everyone else's, so each is delivered exactly once. When the
- * subscriber connection comes back after a loss, every local subscriber gets a resync, because whatever
- * was published meanwhile is gone (pub/sub keeps nothing).
+ * subscriber connection comes back after a loss or a stall, every local subscriber gets a resync, because
+ * whatever was published meanwhile is gone (pub/sub keeps nothing).
  */
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
   const prefix = options.prefix ?? 'mcp-edge:'
-  const base: RedisOptions = { retryStrategy, commandTimeout: 2000, ...options.redis }
+  const subscribeWaitMs = options.subscribeWaitMs ?? 2000
+  const heartbeatMs = options.heartbeatMs ?? 2000
+  // A connection reset after a stall is destroyed at once: a stopped Redis never finishes a polite close.
+  const base: RedisOptions = { retryStrategy, disconnectTimeout: 100, ...options.redis }
   const owned = !options.client
-  // Publishes wait a moment for a connection that is coming (start-up, a reconnect) and fail after that;
-  // queued in ioredis instead, a publish could report failure and still go out when Redis is back.
-  const own: RedisOptions = { ...base, enableOfflineQueue: false }
+  // A publish goes out now or never: nothing waits in an offline queue, nothing is resent after a reconnect.
+  const own: RedisOptions = { ...base, enableOfflineQueue: false, autoResendUnfulfilledCommands: false }
   // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
   const publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
+  const publishTimeoutMs = options.publishTimeoutMs ?? 1000
+  const sender = deadlinePublisher(publisher)
   const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: the Redis backplane lost its connection:', e))
   const local = memoryBackplane({ onError })
   /** Whether the current outage has been reported, so that a reconnect loop reports it once. */
@@ -57,11 +75,14 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   const ready = new Map<string, Promise<unknown>>()
   let subscriber: Redis | undefined
   let lost = false
+  const beats: (() => void)[] = []
 
   const connect = () => {
     if (subscriber) return subscriber
-    // Subscriptions wait out an outage (no command timeout); autoResubscribe restores them on reconnect.
-    const s = publisher.duplicate({ ...base, commandTimeout: undefined, autoResubscribe: true, enableOfflineQueue: true })
+    // Subscriptions wait out an outage, however long; autoResubscribe restores them on reconnect.
+    const s = publisher.duplicate({
+      ...base, commandTimeout: undefined, maxRetriesPerRequest: null, autoResubscribe: true, enableOfflineQueue: true,
+    })
     s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const event = parseEvent(message.toString('utf8'))
       // An event is delivered only on its own channel: a message that names another topic is foreign.
@@ -77,33 +98,44 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
       lost = false
       local.resync()
     })
+    beats.push(heartbeat(s, heartbeatMs, () => s.ping(), () => {
+      outage(new Error(`Redis did not answer a PING within ${heartbeatMs} ms: reconnecting`))
+      s.disconnect(true)
+    }))
     return (subscriber = s)
   }
 
+  /** Resolved while publishes can go out: the publisher is ready, its clock read, and not stalled. */
+  let usable = opening()
+  const unusable = () => {
+    if (usable.done) usable = opening()
+  }
+  const synced = () => sender.sync().then(() => usable.open(), outage)
   if (owned) publisher.on('error', outage) // it reconnects by itself; unhandled, errors would be thrown
-  publisher.on('ready', () => (reported = false))
-  const connected = () =>
-    publisher.status === 'ready'
-      ? Promise.resolve()
-      : new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          publisher.off('ready', onReady)
-          reject(new Error('Redis is not connected'))
-        }, PUBLISH_WAIT_MS)
-        const onReady = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-        publisher.once('ready', onReady)
-      })
+  publisher.on('ready', () => {
+    reported = false
+    void synced()
+  })
+  publisher.on('close', unusable)
+  if (publisher.status === 'ready') void synced()
+  // The publisher's heartbeat reads Redis's clock too, keeping publish deadlines true to it.
+  beats.push(heartbeat(publisher, heartbeatMs, synced, () => {
+    unusable()
+    outage(new Error(`Redis did not answer within ${heartbeatMs} ms: publishes fail until it does`))
+    if (owned) publisher.disconnect(true)
+  }))
 
   return {
     get channels() {
       return counts.size
     },
     async publish(event) {
-      await connected()
-      await publisher.publish(prefix + event.topic, JSON.stringify(event))
+      // One deadline covers waiting for a connection and Redis accepting the publish.
+      const deadline = Date.now() + publishTimeoutMs
+      if (!usable.done && !(await within(usable.promise, publishTimeoutMs))) {
+        throw new Error(`Redis was not reachable within ${publishTimeoutMs} ms; the change was not published`)
+      }
+      await sender.publish(prefix + event.topic, JSON.stringify(event), deadline)
     },
     async subscribe(topics, listener) {
       const unique = [...new Set(topics)]
@@ -127,14 +159,27 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
         })
       }
       const localSub = await local.subscribe(unique, listener)
+      const live = Promise.all(unique.map((t) => ready.get(t)))
+      let open = true
+      let timely: boolean
       try {
-        await Promise.all(unique.map((t) => ready.get(t)))
+        timely = await within(live, subscribeWaitMs)
       } catch (e) {
         await localSub.close()
         await release()
         throw e
       }
-      let open = true
+      if (!timely) {
+        // Whatever was published before the subscription went live was missed: the listener refetches.
+        live.then(() => {
+          if (!open) return
+          try {
+            listener(RESYNC)
+          } catch (e) {
+            onError(e)
+          }
+        }, outage)
+      }
       return {
         async close() {
           if (!open) return
@@ -145,8 +190,67 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
       }
     },
     async close() {
+      for (const stop of beats) stop()
       subscriber?.disconnect()
       if (owned) publisher.disconnect()
     },
   }
+}
+
+/** A promise opened from outside, once. */
+function opening() {
+  let open!: () => void
+  const gate = { done: false, promise: new Promise<void>((resolve) => (open = resolve)), open: () => {} }
+  gate.open = () => {
+    gate.done = true
+    open()
+  }
+  return gate
+}
+
+/** Whether `promise` resolved within `ms`; its rejection within `ms` is passed on. */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    promise.then(
+      () => {
+        clearTimeout(timer)
+        resolve(true)
+      },
+      (e: unknown) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    )
+  })
+}
+
+/**
+ * Probes `connection` every `everyMs` while it is ready; a probe not answered within `everyMs` calls
+ * `stalled`. The verdict waits one turn of the event loop, so that an answer already received is read
+ * first even when the loop was blocked or the process frozen (Lambda between invocations).
+ */
+function heartbeat(connection: Redis, everyMs: number, probe: () => Promise<unknown>, stalled: () => void): () => void {
+  let probes = 0
+  /** The probe being waited for, 0 when none: probes never overlap. */
+  let awaited = 0
+  const interval = setInterval(() => {
+    if (awaited !== 0 || connection.status !== 'ready') return
+    const id = (awaited = ++probes)
+    let answered = false
+    const timer = setTimeout(() => setImmediate(() => {
+      if (awaited === id) awaited = 0
+      if (!answered) stalled()
+    }), everyMs)
+    timer.unref?.()
+    // A failed probe means a closed connection, which reports and resyncs by itself.
+    const done = () => {
+      answered = true
+      clearTimeout(timer)
+      if (awaited === id) awaited = 0
+    }
+    probe().then(done, done)
+  }, everyMs)
+  interval.unref?.()
+  return () => clearInterval(interval)
 }

@@ -160,8 +160,10 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
   const publish = async (event: ChangeEvent) => {
     try {
       await backplane.publish(event)
+      return true
     } catch (e) {
       report(e, { during: 'publish' })
+      return false
     }
   }
   const extensions = [...(options.extensions ?? [])]

@@ -37,14 +37,15 @@ export interface Asker {
 }
 
 /**
- * Tells every listen stream, on every instance sharing the backplane, that something changed. Failures go
- * to the runtime's `onError`; the promise never rejects.
+ * Tells every listen stream, on every instance sharing the backplane, that something changed. Never
+ * rejects: each resolves to whether the backplane took the change. When it did not (an outage), the
+ * failure went to the runtime's `onError` (and the Redis backplane guarantees it is not delivered later).
  */
 export interface Notify {
-  toolsChanged(): Promise<void>
-  promptsChanged(): Promise<void>
-  resourcesChanged(): Promise<void>
-  resourceUpdated(uri: string): Promise<void>
+  toolsChanged(): Promise<boolean>
+  promptsChanged(): Promise<boolean>
+  resourcesChanged(): Promise<boolean>
+  resourceUpdated(uri: string): Promise<boolean>
 }
 
 /** What a handler gets besides its arguments. One is made per request; it holds nothing after the request. */

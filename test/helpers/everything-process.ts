@@ -10,8 +10,11 @@ export interface EverythingProcess {
 }
 
 /** Starts examples/everything/node.ts on a free port (PORT=0) with `env` added; resolves once it listens. */
-export function startEverythingProcess(env: Record<string, string>): Promise<EverythingProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/everything/node.ts'], {
+export const startEverythingProcess = (env: Record<string, string>) => startServerProcess('examples/everything/node.ts', env)
+
+/** Starts a server script that logs "listening on <url>" on stderr; `nodeArgs` go to node (e.g. --expose-gc). */
+export function startServerProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<EverythingProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

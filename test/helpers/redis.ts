@@ -56,9 +56,12 @@ export async function ownRedis() {
   const stop = async () => {
     if (!child || child.exitCode !== null) return
     const exited = once(child, 'exit')
-    child.kill('SIGKILL')
+    child.kill('SIGKILL') // a paused server dies of it too
     await exited
   }
+  /** SIGSTOP: connections stay open and nothing answers, as in a stall (a long fork, a paused VM). */
+  const pause = () => void child!.kill('SIGSTOP')
+  const resume = () => void child!.kill('SIGCONT')
   await start()
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop }
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, pause, resume }
 }

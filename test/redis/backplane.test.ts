@@ -1,7 +1,7 @@
 /** The Redis backplane against a real Redis server: the machine's (REDIS_URL) and one of the test's own. */
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { redisBackplane } from '../../adapters/redis/index.js'
+import { redisBackplane, type RedisBackplane } from '../../adapters/redis/index.js'
 import { isResync, listChanged, resourceUpdated, RESYNC, type ChangeEvent, type Resync } from '../../src/index.js'
 import { until } from '../helpers/async.js'
 import { ownRedis, REDIS_URL } from '../helpers/redis.js'
@@ -91,6 +91,86 @@ describe('redis backplane', () => {
       await bp.publish(END)
       await until(() => got.some(isEnd))
       expect(got).toEqual([RESYNC, listChanged('tools'), END])
+    } finally {
+      await bp.close()
+      await redis.stop()
+    }
+  }, 30_000)
+})
+
+/** Publishes once Redis takes publishes again: after a resume, the connection may need a moment. */
+async function publishWhenBack(bp: RedisBackplane, event: ChangeEvent): Promise<void> {
+  for (const end = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 20))) {
+    try {
+      return await bp.publish(event)
+    } catch (e) {
+      if (Date.now() > end) throw e
+    }
+  }
+}
+
+describe('redis backplane under a stalled Redis (SIGSTOP)', () => {
+  it('a publish Redis did not accept in time fails, and is not delivered when Redis wakes up', async () => {
+    const redis = await ownRedis()
+    // No heartbeat within the test: the late publish and the last one share a connection, so arrive in order.
+    const bp = redisBackplane({ url: redis.url, publishTimeoutMs: 300, heartbeatMs: 60_000 })
+    // A plain subscriber, not the backplane's, so that nothing but the late publish could bring the event.
+    const watcher = new Redis(redis.url)
+    const seen: unknown[] = []
+    watcher.on('message', (_channel, message: string) => void seen.push(JSON.parse(message)))
+    try {
+      await watcher.subscribe('mcp-edge:list:tools', 'mcp-edge:resource:test://end')
+      await bp.publish(listChanged('prompts')) // connected, its clock read
+      redis.pause()
+      await expect(bp.publish(listChanged('tools'))).rejects.toThrow()
+      redis.resume()
+      await publishWhenBack(bp, END)
+      await until(() => seen.some(isEnd))
+      expect(seen).toEqual([END])
+    } finally {
+      watcher.disconnect()
+      await bp.close()
+      await redis.stop()
+    }
+  }, 30_000)
+
+  it('a listen subscribing while Redis stalls is answered within the wait, and told to refetch once live', async () => {
+    const redis = await ownRedis()
+    const bp = redisBackplane({ url: redis.url, subscribeWaitMs: 200, heartbeatMs: 200 })
+    try {
+      await bp.publish(listChanged('prompts')) // connected
+      redis.pause()
+      const got: (ChangeEvent | Resync)[] = []
+      const subscribed = bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
+      let settled = false
+      void subscribed.then(() => (settled = true))
+      await until(() => settled, 5_000, 'subscribe to resolve while Redis is stopped')
+      redis.resume()
+      await until(() => got.some(isResync), 10_000, 'the refetch cue')
+      await publishWhenBack(bp, END)
+      await until(() => got.some(isEnd))
+      expect(got.filter(isResync).length).toBeGreaterThanOrEqual(1)
+      await (await subscribed).close()
+    } finally {
+      await bp.close()
+      await redis.stop()
+    }
+  }, 30_000)
+
+  it('a stalled subscriber connection is noticed by its heartbeat and resyncs like a closed one', async () => {
+    const redis = await ownRedis()
+    const errors: unknown[] = []
+    const bp = redisBackplane({ url: redis.url, heartbeatMs: 200, onError: (e) => void errors.push(e) })
+    try {
+      const got: (ChangeEvent | Resync)[] = []
+      await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
+      redis.pause()
+      await until(() => errors.some((e) => String(e).includes('did not answer')), 5_000, 'the stall to be reported')
+      redis.resume()
+      await until(() => got.some(isResync), 10_000, 'the resync')
+      await publishWhenBack(bp, END)
+      await until(() => got.some(isEnd))
+      expect(got[0]).toEqual(RESYNC)
     } finally {
       await bp.close()
       await redis.stop()
