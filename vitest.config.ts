@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config'
  * mutant waits on a workerd start it does not need.
  */
 const OTHER_PROCESS = [
-  'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
+  'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
