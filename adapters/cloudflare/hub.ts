@@ -1,12 +1,15 @@
 import { DurableObject } from 'cloudflare:workers'
 
 import { ALL_TOPICS, MAX_TAGS, TOPICS_HEADER } from './backplane.js'
+import { keptSecret } from './shared-secret.js'
+import { claimIn, sweepUsedStates } from './used-states.js'
 
 /**
  * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they
  * watch, or by ALL_TOPICS; a publish broadcasts to the sockets carrying the event's tag and to those. It accepts sockets through the
  * hibernation API and keeps nothing in fields, so it can be evicted between events without losing anyone:
- * the sockets, and their tags, survive hibernation.
+ * the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
+ * deployment must share without a binding of its own: the requestState secret and single-use claims.
  */
 export class McpHub extends DurableObject {
   override async fetch(request: Request): Promise<Response> {
@@ -34,6 +37,21 @@ export class McpHub extends DurableObject {
       }
     }
     return sent
+  }
+
+  /** The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
+  requestStateSecret(): string {
+    return keptSecret(this.ctx.storage)
+  }
+
+  /** True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
+  claimState(id: string, untilMs: number): Promise<boolean> {
+    return claimIn(this.ctx.storage, id, untilMs)
+  }
+
+  /** Set only by claimState: sweeps the claims that have expired. */
+  override async alarm(): Promise<void> {
+    await sweepUsedStates(this.ctx.storage)
   }
 
   override async webSocketMessage(): Promise<void> {
