@@ -1,3 +1,4 @@
+import { sharedRead } from '../../src/core.js'
 import type { SecretSource } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
@@ -9,11 +10,11 @@ export interface DurableSharedSecretOptions {
 }
 
 /** Where the object keeps the key. */
-export const SECRET_KEY = 'request-state-secret'
+const SECRET_KEY = 'request-state-secret'
 
 // Per isolate, by object: every handler of the isolate (the Worker's, the task objects') reads the key once,
-// and callers that come while the first read is under way wait for it.
-const read = new Map<string, Promise<string>>()
+// and callers that come while the first read is under way wait for it (for a while: see sharedRead).
+const reads = new Map<string, () => Promise<string>>()
 
 /**
  * The requestState secret of every isolate of a deployment, with nothing to configure: an McpHub object makes
@@ -24,15 +25,9 @@ export function durableSharedSecret(options: DurableSharedSecretOptions): Secret
   return () => {
     const namespace = options.namespace()
     const id = namespace.idFromName(options.name ?? 'mcp-keys')
-    const cached = id.toString()
-    let secret = read.get(cached)
-    if (!secret) {
-      const reading = (async () => await namespace.get(id).requestStateSecret())()
-      // A failed read is tried again by the next caller.
-      reading.catch(() => read.get(cached) === reading && read.delete(cached))
-      read.set(cached, (secret = reading))
-    }
-    return secret
+    let read = reads.get(id.toString())
+    if (!read) reads.set(id.toString(), (read = sharedRead(async () => await namespace.get(id).requestStateSecret())))
+    return read()
   }
 }
 
