@@ -6,9 +6,9 @@ import { claimIn, sweepUsedStates } from './used-states.js'
 
 /**
  * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they
- * watch, or by ALL_TOPICS; a publish broadcasts to the sockets carrying the event's tag and to those. It accepts sockets through the
- * hibernation API and keeps nothing in fields, so it can be evicted between events without losing anyone:
- * the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
+ * watch, or by ALL_TOPICS; a publish broadcasts to the sockets carrying the event's tag and to those. It
+ * accepts sockets through the hibernation API and keeps nothing in fields, so it can be evicted between
+ * events without losing anyone: the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
  * deployment must share without a binding of its own: the requestState secret and single-use claims.
  */
 export class McpHub extends DurableObject {
