@@ -4,6 +4,7 @@ export { exchange, MAX_DEPTH, type Answer, type Stage } from './exchange/exchang
 export { createRuntime, type Runtime } from './exchange/runtime.js'
 export type { Call, Transport } from './exchange/call.js'
 export { Cancellation } from './exchange/cancellation.js'
+export { sharedRead } from './exchange/shared-read.js'
 export { answerStatus } from './http/status.js'
 export { errorResponse, invalidParams, internalError } from './protocol/errors.js'
 export {

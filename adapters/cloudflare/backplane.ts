@@ -3,6 +3,12 @@ import type { McpHub } from './hub.js'
 
 /** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
 export const MAX_TAGS = 10
+/**
+ * The tag of a socket that takes every change its hub publishes: what a subscription with more than MAX_TAGS
+ * topics on one hub holds, so that a listen costs one socket per hub whatever its filter. It stands alone on
+ * its socket (the hub refuses it beside other tags), so no publish reaches a socket twice.
+ */
+export const ALL_TOPICS = '*'
 /** The header of the WebSocket upgrade that names a socket's tags. */
 export const TOPICS_HEADER = 'x-mcp-topics'
 
@@ -23,9 +29,10 @@ export function tagOf(topic: string): string {
 }
 
 /**
- * The Workers backplane: publishes go to the hub that owns the topic's shard; each listen stream holds a
- * WebSocket to every hub owning one of its topics (several if it has more topics than a socket has tags).
- * The hub's messages are filtered again by the stream, so hashed tags may collide harmlessly.
+ * The Workers backplane: publishes go to the hub that owns the topic's shard; each listen stream holds one
+ * WebSocket to every hub owning one of its topics, tagged with those topics, or with ALL_TOPICS when they are
+ * more than a socket has tags (a Worker may open only so many connections). The hub's messages are filtered
+ * again by the stream, so hashed tags may collide, and a hub-wide socket may carry strangers, harmlessly.
  */
 export function hubBackplane(options: HubBackplaneOptions): Backplane {
   const shards = options.shards ?? 4
@@ -51,7 +58,8 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
       const links: HubLink[] = []
       try {
         for (const [shard, tags] of groups) {
-          for (let i = 0; i < tags.length; i += MAX_TAGS) links.push(await link(() => hub(shard), tags.slice(i, i + MAX_TAGS), listener, onError))
+          const wide = tags.length > MAX_TAGS || tags.includes(ALL_TOPICS)
+          links.push(await link(() => hub(shard), wide ? [ALL_TOPICS] : tags, listener, onError))
         }
       } catch (e) {
         for (const l of links) l.close()

@@ -1,12 +1,15 @@
 import { DurableObject } from 'cloudflare:workers'
 
-import { MAX_TAGS, TOPICS_HEADER } from './backplane.js'
+import { ALL_TOPICS, MAX_TAGS, TOPICS_HEADER } from './backplane.js'
+import { keptSecret } from './shared-secret.js'
+import { claimIn, sweepUsedStates } from './used-states.js'
 
 /**
  * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they
- * watch; a publish broadcasts to the sockets carrying the event's tag. It accepts sockets through the
- * hibernation API and keeps nothing in fields, so it can be evicted between events without losing anyone:
- * the sockets, and their tags, survive hibernation.
+ * watch, or by ALL_TOPICS; a publish broadcasts to the sockets carrying the event's tag and to those. It
+ * accepts sockets through the hibernation API and keeps nothing in fields, so it can be evicted between
+ * events without losing anyone: the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
+ * deployment must share without a binding of its own: the requestState secret and single-use claims.
  */
 export class McpHub extends DurableObject {
   override async fetch(request: Request): Promise<Response> {
@@ -14,16 +17,18 @@ export class McpHub extends DurableObject {
       return new Response('The hub only accepts WebSocket connections', { status: 426 })
     }
     const tags = parseTags(request.headers.get(TOPICS_HEADER))
-    if (!tags) return new Response(`${TOPICS_HEADER} must be a JSON array of 1 to ${MAX_TAGS} tags`, { status: 400 })
+    if (!tags) return new Response(`${TOPICS_HEADER} must be a JSON array of 1 to ${MAX_TAGS} tags, or of ${ALL_TOPICS} alone`, { status: 400 })
     const { 0: client, 1: server } = new WebSocketPair()
     this.ctx.acceptWebSocket(server, tags)
     return new Response(null, { status: 101, webSocket: client })
   }
 
-  /** Sends `message` to every socket tagged `tag`; returns how many there were. */
+  /** Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
   async publish(tag: string, message: string): Promise<number> {
+    // Disjoint lists: a socket tagged ALL_TOPICS has no other tag (parseTags).
+    const sockets = tag === ALL_TOPICS ? this.ctx.getWebSockets(ALL_TOPICS) : [...this.ctx.getWebSockets(tag), ...this.ctx.getWebSockets(ALL_TOPICS)]
     let sent = 0
-    for (const ws of this.ctx.getWebSockets(tag)) {
+    for (const ws of sockets) {
       try {
         ws.send(message)
         sent++
@@ -32,6 +37,21 @@ export class McpHub extends DurableObject {
       }
     }
     return sent
+  }
+
+  /** The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
+  requestStateSecret(): string {
+    return keptSecret(this.ctx.storage)
+  }
+
+  /** True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
+  claimState(id: string, untilMs: number): Promise<boolean> {
+    return claimIn(this.ctx.storage, id, untilMs)
+  }
+
+  /** Set only by claimState: sweeps the claims that have expired. */
+  override async alarm(): Promise<void> {
+    await sweepUsedStates(this.ctx.storage)
   }
 
   override async webSocketMessage(): Promise<void> {
@@ -60,7 +80,8 @@ function parseTags(header: string | null): string[] | undefined {
   if (!header) return undefined
   try {
     const tags: unknown = JSON.parse(header)
-    if (Array.isArray(tags) && tags.length > 0 && tags.length <= MAX_TAGS && tags.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256)) {
+    if (Array.isArray(tags) && tags.length > 0 && tags.length <= MAX_TAGS && tags.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256)
+      && (tags.length === 1 || !tags.includes(ALL_TOPICS))) {
       return tags
     }
   } catch {

@@ -1,5 +1,7 @@
 export { createWorker, type McpWorker, type WorkerOptions } from './worker.js'
 export { McpHub } from './hub.js'
 export { hubBackplane, type HubBackplaneOptions } from './backplane.js'
+export { durableSharedSecret, type DurableSharedSecretOptions } from './shared-secret.js'
+export { durableUsedStates, type DurableUsedStatesOptions } from './used-states.js'
 export { taskObject, type TaskObject, type TaskObjectClass, type TaskObjectMethods } from './task-object.js'
 export { durableTaskStore, type DurableTaskStoreOptions } from './task-store.js'

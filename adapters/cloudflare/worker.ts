@@ -3,6 +3,8 @@ import {
 } from '../../src/index.js'
 import { hubBackplane } from './backplane.js'
 import type { McpHub } from './hub.js'
+import { durableSharedSecret } from './shared-secret.js'
+import { durableUsedStates } from './used-states.js'
 import type { TaskObject } from './task-object.js'
 import { durableTaskStore } from './task-store.js'
 
@@ -19,7 +21,10 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
   hubBinding?: string | undefined
   /** Hubs to spread listen topics over (default 4). */
   shards?: number | undefined
-  /** Binding name of the requestState secret (default `MCP_REQUEST_STATE_SECRET`; set it with `wrangler secret put`). */
+  /**
+   * Binding name of the requestState secret (default `MCP_REQUEST_STATE_SECRET`). Without it (or
+   * `requestState.secret`), a key kept in an McpHub object serves every isolate (durableSharedSecret).
+   */
   secretBinding?: string | undefined
   /**
    * Binding name of the task Durable Object namespace (default `MCP_TASKS`; the class is `taskObject(worker)`).
@@ -28,7 +33,8 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
    */
   taskBinding?: string | undefined
   // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS,
-  // listen.maxStreamsPerClient to the var MCP_LISTEN_MAX_PER_CLIENT.
+  // listen.maxStreamsPerClient to the var MCP_LISTEN_MAX_PER_CLIENT, requestState.singleUse to the var
+  // MCP_REQUEST_STATE_SINGLE_USE ("true"); with the hub binding, single use is claimed in McpHub objects.
 }
 
 /**
@@ -75,20 +81,26 @@ const count = (value: unknown) => (typeof value === 'string' && /^\d+$/.test(val
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
 
 /**
- * The services every part of one deployment shares, from its bindings: the hub backplane and the
- * requestState secret. The Worker and the task Durable Objects both build their runtimes from these.
+ * The services every part of one deployment shares, from its bindings: the hub backplane, the requestState
+ * secret and single-use claims (in McpHub objects unless given). The Worker and the task Durable Objects both
+ * build their runtimes from these.
  */
 export function bindingServices(options: WorkerOptions, env: object): Pick<RuntimeOptions, 'backplane' | 'requestState'> {
   const bindings = env as Record<string, unknown>
   const secretName = options.secretBinding ?? 'MCP_REQUEST_STATE_SECRET'
+  const hubName = options.hubBinding ?? 'MCP_HUB'
+  const namespace = bindings[hubName] as DurableObjectNamespace<McpHub> | undefined
+  const hubs = () => namespace!
   const secret = options.requestState?.secret ?? (typeof bindings[secretName] === 'string' && bindings[secretName] !== '' ? bindings[secretName] : undefined)
-  if (secret === undefined) console.warn(`mcp-edge: no ${secretName}: input requests work only while one isolate answers every round`)
-  const namespace = bindings[options.hubBinding ?? 'MCP_HUB'] as DurableObjectNamespace<McpHub> | undefined
+    ?? (namespace ? durableSharedSecret({ namespace: hubs }) : undefined)
+  if (secret === undefined) console.warn(`mcp-edge: no ${secretName} and no ${hubName}: input requests work only while one isolate answers every round`)
+  // `true` would mean this isolate's memory, which another isolate answering the retry does not see.
+  const singleUse = options.requestState?.singleUse ?? bindings.MCP_REQUEST_STATE_SINGLE_USE === 'true'
   const { onError } = options
   const backplaneError = onError && ((e: unknown) => onError(e, { during: 'backplane' }))
   return {
-    backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: () => namespace, shards: options.shards, onError: backplaneError }) : undefined),
-    requestState: { ...options.requestState, secret },
+    backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: hubs, shards: options.shards, onError: backplaneError }) : undefined),
+    requestState: { ...options.requestState, secret, singleUse: singleUse === true && namespace ? durableUsedStates({ namespace: hubs }) : singleUse },
   }
 }
 

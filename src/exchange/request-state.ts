@@ -1,6 +1,7 @@
 import { base64UrlToBytes, bytesToBase64Url } from '../protocol/base64.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import { sharedRead } from './shared-read.js'
 
 /**
  * The `requestState` of multi-round-trip requests: answers gathered so far and values the handler memoised,
@@ -44,20 +45,13 @@ export type Secret = string | Uint8Array | CryptoKey
  */
 export type SecretSource = () => Promise<Secret>
 
-/** The secret itself, once, however it is given; a source that fails is asked again next time. */
+/** The secret itself, once, however it is given; a source that fails, or never answers, is asked again. */
 export function resolvedSecret<T>(secret: Secret | SecretSource | undefined, use: (secret: Secret | undefined) => Promise<T>): () => Promise<T> {
-  let resolved: Promise<T> | undefined
-  return () => {
-    if (!resolved) {
-      const attempt = (typeof secret === 'function' ? secret() : Promise.resolve(secret)).then((s) => {
-        assertSecretLength(s)
-        return use(s)
-      })
-      attempt.catch(() => (resolved = undefined))
-      resolved = attempt
-    }
-    return resolved
-  }
+  return sharedRead(async () => {
+    const s = typeof secret === 'function' ? await secret() : secret
+    assertSecretLength(s)
+    return use(s)
+  })
 }
 
 export function assertSecretLength(secret: Secret | undefined): void {

@@ -13,7 +13,8 @@ let dev: Awaited<ReturnType<typeof startWranglerDev>>
 let port: number
 
 beforeAll(async () => {
-  dev = await startWranglerDev(['--var', 'MCP_REQUEST_STATE_SECRET:wrangler-dev-test-secret-0123456789'])
+  // No MCP_REQUEST_STATE_SECRET, as `npm run deploy` ships: the input rounds use the key kept in McpHub.
+  dev = await startWranglerDev()
   port = dev.port
 }, 90_000)
 
