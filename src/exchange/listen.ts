@@ -107,7 +107,7 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
     let ending: JsonObject | undefined
     let lifetime: ReturnType<typeof setTimeout> | undefined
     const early: (ChangeEvent | Resync)[] = []
-    const signal = transport.cancel.signal
+    const { cancel } = transport
 
     // Settles once the subscription is closed: a stream ended during setup waits for it to open first.
     const finish = (graceful: boolean) => {
@@ -116,7 +116,7 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
       ending = graceful ? endResult : undefined
       release()
       runtime.streams.delete(end)
-      signal.removeEventListener('abort', leave)
+      cancel.offAbort(leave)
       if (lifetime !== undefined) clearTimeout(lifetime)
       if (subscription) close(subscription)
     }
@@ -137,8 +137,7 @@ function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
     }
 
     runtime.streams.add(end)
-    signal.addEventListener('abort', leave, { once: true })
-    if (signal.aborted) leave()
+    cancel.onAbort(leave)
     runtime.backplane.subscribe([...plan.fields.keys()], deliver).then(
       (opened) => {
         subscription = opened
