@@ -89,51 +89,58 @@ export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream 
     { start: (c) => void (controller = c), cancel: () => stream.gone() },
     { highWaterMark: HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
   )
-  const stream = sseWriter(keepAlives, sink, onGone)
-  return { body, write: stream.write, close: stream.close }
+  const stream = new SseWriter(keepAlives, sink, onGone)
+  return Object.assign(stream, { body })
 }
 
 /** A stream on the connection itself (see DirectSse); the Response to return is `response`. */
 export function directSseStream(keepAlives: KeepAlive, open: DirectSse, headers: Record<string, string>, onGone: () => void): SseStream & { readonly response: Response } {
   let stream: SseWriter | undefined
   const { sink, response } = open(headers, () => stream?.gone())
-  stream = sseWriter(keepAlives, sink, onGone)
-  return { response, write: stream.write, close: stream.close }
+  stream = new SseWriter(keepAlives, sink, onGone)
+  return Object.assign(stream, { response })
 }
 
-interface SseWriter extends SseStream {
+/**
+ * JSON-RPC messages as SSE events on a sink, with keep-alives, and a client that stops reading let go.
+ * A class rather than closures: one object for each open stream instead of six functions and their scope.
+ */
+class SseWriter implements SseStream {
+  #open = true
+  readonly #untrack: () => void
+
+  constructor(keepAlives: KeepAlive, private readonly sink: SseSink, private readonly onGone: () => void) {
+    this.#untrack = keepAlives.add(() => this.#send(PING))
+  }
+
+  write(message: unknown): void {
+    this.#send(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  }
+
+  close(): void {
+    if (!this.#stop()) return
+    this.sink.end()
+  }
+
   /** The client went away: nothing more is written, `onGone` runs (once at most). */
-  gone(): void
-}
+  gone(): void {
+    if (this.#stop()) this.onGone()
+  }
 
-/** JSON-RPC messages as SSE events on a sink, with keep-alives, and a client that stops reading let go. */
-function sseWriter(keepAlives: KeepAlive, sink: SseSink, onGone: () => void): SseWriter {
-  let open = true
-  const stop = () => {
-    open = false
-    untrack()
-  }
-  const gone = () => {
-    if (!open) return
-    stop()
-    onGone()
-  }
-  const send = (text: string) => {
-    if (!open) return
-    if (sink.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
+  #send(text: string): void {
+    if (!this.#open) return
+    if (this.sink.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
       // The client stopped reading: end the stream; it can reconnect and refetch.
-      gone()
-      sink.destroy()
+      this.gone()
+      this.sink.destroy()
     }
   }
-  const untrack = keepAlives.add(() => send(PING))
-  return {
-    gone,
-    write: (message) => send(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
-    close() {
-      if (!open) return
-      stop()
-      sink.end()
-    },
+
+  /** False when the stream had stopped already. */
+  #stop(): boolean {
+    if (!this.#open) return false
+    this.#open = false
+    this.#untrack()
+    return true
   }
 }
