@@ -8,14 +8,14 @@
  */
 import { connect, type Socket } from 'node:net'
 
-export interface OpenOrder { type: 'open'; url: string; first: number; count: number; rounds: number; addresses: string[] }
+/** `batch`: streams opened at once by this process (the server answers all clients' batches together). */
+export interface OpenOrder { type: 'open'; url: string; first: number; count: number; rounds: number; addresses: string[]; batch: number }
 export interface RoundOrder { type: 'round'; round: number; t0: number; timeoutMs: number }
 
 const now = () => performance.timeOrigin + performance.now()
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
 const ACK = 'acknowledged'
 const CHANGED = 'list_changed'
-const BATCH = 500
 
 let sockets: Socket[] = []
 let arrivals = new Float64Array(0)
@@ -65,8 +65,8 @@ async function openAll(order: OpenOrder) {
   sockets = new Array(order.count)
   arrivals = new Float64Array(order.count * rounds)
   got = new Uint16Array(order.count)
-  for (let i = 0; i < order.count; i += BATCH) {
-    await Promise.all(Array.from({ length: Math.min(BATCH, order.count - i) }, (_, j) =>
+  for (let i = 0; i < order.count; i += order.batch) {
+    await Promise.all(Array.from({ length: Math.min(order.batch, order.count - i) }, (_, j) =>
       open(url, order.first + i + j, i + j, order.addresses[(i + j) % order.addresses.length]!)))
   }
 }
@@ -79,6 +79,8 @@ async function collect(order: RoundOrder): Promise<(number | null)[]> {
   return Array.from(got, (n, slot) => (n > order.round ? arrivals[slot * rounds + order.round]! - order.t0 : null))
 }
 
+// Gone with the benchmark, whichever way it ends.
+process.on('disconnect', () => process.exit(1))
 process.on('message', async (m: OpenOrder | RoundOrder | { type: 'close' }) => {
   if (m.type === 'open') {
     try {

@@ -2,12 +2,13 @@
  * Listen fan-out: N listen streams on one Node server process, then publishes; reports memory per stream
  * and publish-to-delivery delay over all deliveries, for the in-memory and the Redis backplane.
  *   npm run build && node --import tsx bench/listen-fanout.ts [--streams 10000] [--rounds 20] [--backplane memory,redis]
- *     [--clients N] [--addresses N] [--snapshot DIR]
+ *     [--clients N] [--addresses N] [--snapshot DIR] [--floor]
  * The load comes from `--clients` processes (default one per 15,000 streams: a process holds one descriptor
- * per socket), from `--addresses` loopback source addresses 127.0.0.1..N (default one per 20,000 streams:
- * one address has ~28,000 ephemeral ports). `--snapshot DIR` writes the server's heap before and after the
- * streams open, for `bench/heap-diff.ts`. The server holds every stream in one process: it needs
+ * per socket), from `--addresses` loopback source addresses (default one per 5,000 streams: one address has
+ * ~28,000 ephemeral ports, fewer to bind() from, and each run takes addresses of its own). `--snapshot DIR` writes the server's heap before and after the
+ * streams open, for `bench/heap-diff.mjs`. The server holds every stream in one process: it needs
  * `ulimit -Hn` above the stream count (the bench raises the soft limit itself, and says so when it cannot).
+ * `--floor` also measures bench/servers/fanout-floor.mjs: the same streams on bare node:http, Node's own share.
  */
 import type { ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
@@ -24,8 +25,10 @@ const { values } = parseArgs({
 const STREAMS = Number(values.streams)
 const ROUNDS = Number(values.rounds)
 const CLIENTS = Number(values.clients ?? Math.ceil(STREAMS / 15_000))
-const ADDRESSES = Array.from({ length: Number(values.addresses ?? Math.ceil(STREAMS / 20_000)) }, (_, i) => `127.0.0.${i + 1}`)
+const ADDRESS_COUNT = Number(values.addresses ?? Math.ceil(STREAMS / 5_000))
 const ROUND_TIMEOUT_MS = 10_000
+// Opens in flight at once, over all clients: more only queue in the server, some past its headers timeout.
+const OPENING = 500
 
 const shortfall = fdShortfall(STREAMS) ?? fdShortfall(Math.ceil(STREAMS / CLIENTS))
 if (shortfall) {
@@ -34,6 +37,12 @@ if (shortfall) {
 }
 
 interface Reply { type: string; [k: string]: unknown }
+
+// A run that fails midway leaves no process behind holding thousands of sockets and ports.
+const children: ChildProcess[] = []
+process.on('exit', () => {
+  for (const child of children) child.kill()
+})
 
 function ask(child: ChildProcess, message: object, type: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -48,18 +57,22 @@ function ask(child: ChildProcess, message: object, type: string): Promise<Reply>
   })
 }
 
-async function run(kind: string) {
+async function run(kind: string, index: number) {
+  // Each run its own source addresses from 127.0.0.10 on: the last run's ports stay in TIME_WAIT for a
+  // minute, and other programs' connections hold ports of 127.0.0.1.
+  const addresses = Array.from({ length: ADDRESS_COUNT }, (_, i) => `127.0.0.${10 + index * ADDRESS_COUNT + i}`)
   const server = startChild(kind === 'floor' ? './servers/fanout-floor.mjs' : './servers/fanout.mjs', STREAMS, { ...process.env, BACKPLANE: kind })
   const { url } = (await new Promise<Reply>((resolve) => server.once('message', resolve))) as unknown as { url: string }
   const shares = Array.from({ length: CLIENTS }, (_, c) => Math.floor(STREAMS / CLIENTS) + (c < STREAMS % CLIENTS ? 1 : 0))
   const clients = shares.map((share) => startChild('./fanout-client.ts', share))
+  children.push(server, ...clients)
   if (values.snapshot) await ask(server, { type: 'snapshot', path: `${values.snapshot}/${kind}-before.heapsnapshot` }, 'snapshot')
   const before = await ask(server, { type: 'memory' }, 'memory')
 
   const t = Date.now()
   let first = 0
   await Promise.all(clients.map((client, c) => {
-    const order: OpenOrder = { type: 'open', url, first, count: shares[c]!, rounds: ROUNDS, addresses: ADDRESSES }
+    const order: OpenOrder = { type: 'open', url, first, count: shares[c]!, rounds: ROUNDS, addresses, batch: Math.ceil(OPENING / CLIENTS) }
     first += shares[c]!
     return ask(client, order, 'opened')
   }))
@@ -95,20 +108,21 @@ async function run(kind: string) {
 }
 
 const results = []
-for (const kind of [...values.backplane!.split(','), ...(values.floor ? ['floor'] : [])]) {
-  const r = await run(kind)
+const kinds = [...values.backplane!.split(',').filter(Boolean), ...(values.floor ? ['floor'] : [])]
+for (const [index, kind] of kinds.entries()) {
+  const r = await run(kind, index)
   console.log(`${kind}: opened ${STREAMS} streams in ${r.openMs} ms; ${fmt(r.rssPerStream / 1024)} KiB RSS and ${fmt(r.heapPerStream / 1024)} KiB heap per stream; ` +
     `publish->delivery p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms; lost ${r.lost}`)
   results.push(r)
 }
 
 const n = STREAMS.toLocaleString('en')
-writeSection(`listen-fanout-${STREAMS}`, `
+writeSection('listen-fanout', `
 ## Listen fan-out (${n} streams on one Node process)
 
 \`node --import tsx bench/listen-fanout.ts --streams ${STREAMS} --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.
-${CLIENTS} load-generating process${CLIENTS > 1 ? 'es' : ''} (\`bench/fanout-client.ts\`, raw sockets from ${ADDRESSES.length} loopback
-address${ADDRESSES.length > 1 ? 'es' : ''}) open ${n} \`subscriptions/listen\` SSE streams to one server process
+${CLIENTS} load-generating process${CLIENTS > 1 ? 'es' : ''} (\`bench/fanout-client.ts\`, raw sockets from ${ADDRESS_COUNT} loopback
+address${ADDRESS_COUNT > 1 ? 'es' : ''} per run) open ${n} \`subscriptions/listen\` SSE streams to one server process
 (\`bench/servers/fanout.mjs\`, on the built package), each waiting for its acknowledgement, then the server is asked over IPC to publish a tools change
 ${ROUNDS} times. Delay = time the change arrived on a stream minus the moment the server began publishing (same machine
 clock); every stream's delivery counts, and one missing after ${ROUND_TIMEOUT_MS / 1000} s is lost. Memory = server RSS and
