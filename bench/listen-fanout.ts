@@ -1,86 +1,100 @@
 /**
  * Listen fan-out: N listen streams on one Node server process, then publishes; reports memory per stream
  * and publish-to-delivery delay over all deliveries, for the in-memory and the Redis backplane.
- *   node --import tsx bench/listen-fanout.ts [--streams 10000] [--rounds 20] [--backplane memory,redis]
+ *   npm run build && node --import tsx bench/listen-fanout.ts [--streams 10000] [--rounds 20] [--backplane memory,redis]
+ *     [--clients N] [--addresses N] [--snapshot DIR] [--floor]
+ * The load comes from `--clients` processes (default one per 15,000 streams: a process holds one descriptor
+ * per socket), from `--addresses` loopback source addresses (default one per 5,000 streams: one address has
+ * ~28,000 ephemeral ports, fewer to bind() from, and each run takes addresses of its own). `--snapshot DIR` writes the server's heap before and after the
+ * streams open, for `bench/heap-diff.mjs`. The server holds every stream in one process: it needs
+ * `ulimit -Hn` above the stream count (the bench raises the soft limit itself, and says so when it cannot).
+ * `--floor` also measures bench/servers/fanout-floor.mjs: the same streams on bare node:http, Node's own share.
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { Agent, request, type ClientRequest } from 'node:http'
+import type { ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
+import type { OpenOrder, RoundOrder } from './fanout-client.js'
+import { fdShortfall, startChild } from './fanout-processes.js'
 
-const { values } = parseArgs({ options: { streams: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '20' }, backplane: { type: 'string', default: 'memory,redis' } } })
+const { values } = parseArgs({
+  options: {
+    streams: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '20' }, backplane: { type: 'string', default: 'memory,redis' },
+    clients: { type: 'string' }, addresses: { type: 'string' }, snapshot: { type: 'string' }, floor: { type: 'boolean', default: false },
+  },
+})
 const STREAMS = Number(values.streams)
 const ROUNDS = Number(values.rounds)
-const now = () => performance.timeOrigin + performance.now()
+const CLIENTS = Number(values.clients ?? Math.ceil(STREAMS / 15_000))
+const ADDRESS_COUNT = Number(values.addresses ?? Math.ceil(STREAMS / 5_000))
+const ROUND_TIMEOUT_MS = 10_000
+// Opens in flight at once, over all clients: more only queue in the server, some past its headers timeout.
+const OPENING = 500
+
+const shortfall = fdShortfall(STREAMS) ?? fdShortfall(Math.ceil(STREAMS / CLIENTS))
+if (shortfall) {
+  console.error(`listen-fanout: ${shortfall}`)
+  process.exit(1)
+}
 
 interface Reply { type: string; [k: string]: unknown }
 
-function ask(child: ChildProcess, message: Reply, type: string): Promise<Reply> {
-  return new Promise((resolve) => {
+// A run that fails midway leaves no process behind holding thousands of sockets and ports.
+const children: ChildProcess[] = []
+process.on('exit', () => {
+  for (const child of children) child.kill()
+})
+
+function ask(child: ChildProcess, message: object, type: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
     const on = (m: Reply) => {
-      if (m.type !== type) return
+      if (m.type !== type && m.type !== 'failed') return
       child.off('message', on)
-      resolve(m)
+      if (m.type === 'failed') reject(new Error(String(m.error)))
+      else resolve(m)
     }
     child.on('message', on)
     child.send(message)
   })
 }
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+async function run(kind: string, index: number) {
+  // Each run its own source addresses from 127.0.0.10 on: the last run's ports stay in TIME_WAIT for a
+  // minute, and other programs' connections hold ports of 127.0.0.1.
+  const addresses = Array.from({ length: ADDRESS_COUNT }, (_, i) => `127.0.0.${10 + index * ADDRESS_COUNT + i}`)
+  const server = startChild(kind === 'floor' ? './servers/fanout-floor.mjs' : './servers/fanout.mjs', STREAMS, { ...process.env, BACKPLANE: kind })
+  const { url } = (await new Promise<Reply>((resolve) => server.once('message', resolve))) as unknown as { url: string }
+  const shares = Array.from({ length: CLIENTS }, (_, c) => Math.floor(STREAMS / CLIENTS) + (c < STREAMS % CLIENTS ? 1 : 0))
+  const clients = shares.map((share) => startChild('./fanout-client.ts', share))
+  children.push(server, ...clients)
+  if (values.snapshot) await ask(server, { type: 'snapshot', path: `${values.snapshot}/${kind}-before.heapsnapshot` }, 'snapshot')
+  const before = await ask(server, { type: 'memory' }, 'memory')
 
-async function run(kind: string) {
-  const child = fork(new URL('./fanout-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
-    env: { ...process.env, BACKPLANE: kind },
-  })
-  const { url } = (await new Promise<Reply>((resolve) => child.once('message', resolve))) as unknown as { url: string }
-  const target = new URL(url)
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
-  const before = await ask(child, { type: 'memory' }, 'memory')
-
-  const received: number[][] = Array.from({ length: STREAMS }, () => [])
-  const requests: ClientRequest[] = []
-  const open = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } })
-      const req = request({
-        agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
-      }, (res) => {
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => {
-          if (chunk.includes('acknowledged')) return resolve()
-          const t = now()
-          for (let at = chunk.indexOf('list_changed'); at >= 0; at = chunk.indexOf('list_changed', at + 1)) received[i]!.push(t)
-        })
-        res.on('error', () => {})
-      })
-      req.on('error', reject)
-      req.end(body)
-      requests.push(req)
-    })
   const t = Date.now()
-  for (let i = 0; i < STREAMS; i += 500) await Promise.all(Array.from({ length: Math.min(500, STREAMS - i) }, (_, j) => open(i + j)))
+  let first = 0
+  await Promise.all(clients.map((client, c) => {
+    const order: OpenOrder = { type: 'open', url, first, count: shares[c]!, rounds: ROUNDS, addresses, batch: Math.ceil(OPENING / CLIENTS) }
+    first += shares[c]!
+    return ask(client, order, 'opened')
+  }))
   const openMs = Date.now() - t
-  const after = await ask(child, { type: 'memory' }, 'memory')
+  const after = await ask(server, { type: 'memory' }, 'memory')
+  if (values.snapshot) await ask(server, { type: 'snapshot', path: `${values.snapshot}/${kind}-after.heapsnapshot` }, 'snapshot')
 
   const delays: number[] = []
   const lastPerRound: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
-    const { t0 } = (await ask(child, { type: 'publish' }, 'published')) as unknown as { t0: number }
-    const deadline = Date.now() + 10_000
-    while (received.some((r) => r.length <= round) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-    const roundDelays = received.map((r) => (r[round] ?? Infinity) - t0)
+    const { t0 } = (await ask(server, { type: 'publish' }, 'published')) as unknown as { t0: number }
+    const order: RoundOrder = { type: 'round', round, t0, timeoutMs: ROUND_TIMEOUT_MS }
+    const replies = await Promise.all(clients.map((client) => ask(client, order, 'round')))
+    const roundDelays = replies.flatMap((r) => (r.delays as (number | null)[]).map((d) => d ?? Infinity))
     delays.push(...roundDelays)
-    lastPerRound.push(Math.max(...roundDelays))
+    lastPerRound.push(roundDelays.reduce((a, b) => Math.max(a, b), 0))
     await new Promise((r) => setTimeout(r, 100))
   }
-  for (const req of requests) req.destroy()
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.send({ type: 'stop' })
+  await Promise.all(clients.map((client) => new Promise((resolve) => client.once('exit', resolve).send({ type: 'close' }))))
+  const exited = new Promise((resolve) => server.once('exit', resolve))
+  server.send({ type: 'stop' })
   await exited
-  agent.destroy()
 
   delays.sort((a, b) => a - b)
   lastPerRound.sort((a, b) => a - b)
@@ -94,26 +108,30 @@ async function run(kind: string) {
 }
 
 const results = []
-for (const kind of values.backplane!.split(',')) {
-  const r = await run(kind)
+const kinds = [...values.backplane!.split(',').filter(Boolean), ...(values.floor ? ['floor'] : [])]
+for (const [index, kind] of kinds.entries()) {
+  const r = await run(kind, index)
   console.log(`${kind}: opened ${STREAMS} streams in ${r.openMs} ms; ${fmt(r.rssPerStream / 1024)} KiB RSS and ${fmt(r.heapPerStream / 1024)} KiB heap per stream; ` +
     `publish->delivery p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms; lost ${r.lost}`)
   results.push(r)
 }
 
+const n = STREAMS.toLocaleString('en')
 writeSection('listen-fanout', `
-## Listen fan-out (${STREAMS.toLocaleString('en')} streams on one Node process)
+## Listen fan-out (${n} streams on one Node process)
 
 \`node --import tsx bench/listen-fanout.ts --streams ${STREAMS} --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.
-The load generator (one process, node:http) opens ${STREAMS.toLocaleString('en')} \`subscriptions/listen\` SSE streams to one server process
-(\`bench/fanout-server.ts\`), each waiting for its acknowledgement, then asks the server over IPC to publish a tools change
+${CLIENTS} load-generating process${CLIENTS > 1 ? 'es' : ''} (\`bench/fanout-client.ts\`, raw sockets from ${ADDRESS_COUNT} loopback
+address${ADDRESS_COUNT > 1 ? 'es' : ''} per run) open ${n} \`subscriptions/listen\` SSE streams to one server process
+(\`bench/servers/fanout.mjs\`, on the built package), each waiting for its acknowledgement, then the server is asked over IPC to publish a tools change
 ${ROUNDS} times. Delay = time the change arrived on a stream minus the moment the server began publishing (same machine
-clock); every stream's delivery counts. Memory = server RSS and V8 heap after GC, with the streams open minus before, per stream.
+clock); every stream's delivery counts, and one missing after ${ROUND_TIMEOUT_MS / 1000} s is lost. Memory = server RSS and
+V8 heap after GC, with the streams open minus before, per stream.
 
 | backplane | open all streams | RSS / stream | heap / stream | delay p50 | delay p99 | max | slowest stream, median round | lost |
 |---|---|---|---|---|---|---|---|---|
 ${results.map((r) => `| ${r.kind} | ${(r.openMs / 1000).toFixed(1)} s | ${fmt(r.rssPerStream / 1024)} KiB | ${fmt(r.heapPerStream / 1024)} KiB | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.max)} ms | ${fmt(r.lastP50)} ms | ${r.lost} |`).join('\n')}
 
-Both processes share the machine's 2 cores, so the figures include the load generator's own work of reading
-${STREAMS.toLocaleString('en')} sockets.
+All processes share the machine's 2 cores, so the figures include the load generators' own work of reading
+${n} sockets.
 `)

@@ -2,6 +2,7 @@ import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
+import { directSse } from './sse.js'
 
 export interface ServeOptions extends HandlerOptions {
   /** Default 3000; 0 picks a free port. */
@@ -43,7 +44,10 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   }
   const app = createApp(server, {
     ...options,
-    platform: (env) => ({ env, clientAddress: (env as HttpBindings).incoming.socket.remoteAddress }),
+    platform: (env) => {
+      const { incoming, outgoing } = env as HttpBindings
+      return { env, clientAddress: incoming.socket.remoteAddress, sse: directSse(outgoing) }
+    },
   })
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const http = createAdaptorServer({

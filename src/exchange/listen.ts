@@ -94,67 +94,91 @@ export const listen: MethodDescriptor<Plan> = {
  * that neither a client leaving nor a shutdown during setup leaves a subscription behind.
  */
 function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
-  const { runtime, transport, id } = call
   const release = admit(call)
-  const tag = { [META_SUBSCRIPTION_ID]: id }
-  const send = (n: { method: string; params?: JsonObject }) => transport.emit(notification(n.method, { ...n.params, _meta: tag }))
-  const endResult = call.profile.listenResult ? { resultType: 'complete', _meta: tag } : undefined
+  return new Promise((resolve, reject) => new ListenStream(call, plan, release, resolve, reject).start())
+}
 
-  return new Promise((resolve, reject) => {
-    let subscription: Subscription | undefined
-    let live = false
-    let done = false
-    let ending: JsonObject | undefined
-    let lifetime: ReturnType<typeof setTimeout> | undefined
-    const early: (ChangeEvent | Resync)[] = []
-    const signal = transport.cancel.signal
-
-    // Settles once the subscription is closed: a stream ended during setup waits for it to open first.
-    const finish = (graceful: boolean) => {
-      if (done) return
-      done = true
-      ending = graceful ? endResult : undefined
-      release()
-      runtime.streams.delete(end)
-      signal.removeEventListener('abort', leave)
-      if (lifetime !== undefined) clearTimeout(lifetime)
-      if (subscription) close(subscription)
+/**
+ * One open stream. A class rather than a dozen closures over one scope: a server holds tens of thousands
+ * of these, and each closure and scope costs its own bytes.
+ */
+class ListenStream {
+  #subscription: Subscription | undefined
+  #live = false
+  #done = false
+  #ending: JsonObject | undefined
+  #lifetime: ReturnType<typeof setTimeout> | undefined
+  #early: (ChangeEvent | Resync)[] = []
+  readonly #tag: JsonObject
+  // Handed to the runtime's open streams, the cancellation and the backplane: each bound once.
+  readonly end = () => this.#finish(true)
+  readonly leave = () => this.#finish(false)
+  readonly deliver = (event: ChangeEvent | Resync) => {
+    if (this.#done) return
+    if (!this.#live) return void this.#early.push(event)
+    const { call, plan } = this
+    if (isResync(event)) {
+      for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, call)) this.#send(n)
+      return
     }
-    // A backplane whose close fails must not leave a rejection nobody handles (Lambda's runtime exits on one).
-    const close = (opened: Subscription) =>
-      void opened.close().catch((e) => runtime.report(e, { during: 'listen close' })).finally(() => resolve(ending))
-    const end = () => finish(true)
-    const leave = () => finish(false)
-    const deliver = (event: ChangeEvent | Resync) => {
-      if (done) return
-      if (!live) return void early.push(event)
-      if (isResync(event)) {
-        for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, call)) send(n)
-        return
-      }
-      const field = plan.fields.get(event.topic)
-      if (field) for (const n of field.notifications(event, plan.honoured[field.key], call)) send(n)
-    }
+    const field = plan.fields.get(event.topic)
+    if (field) for (const n of field.notifications(event, plan.honoured[field.key], call)) this.#send(n)
+  }
 
-    runtime.streams.add(end)
-    signal.addEventListener('abort', leave, { once: true })
-    if (signal.aborted) leave()
-    runtime.backplane.subscribe([...plan.fields.keys()], deliver).then(
-      (opened) => {
-        subscription = opened
-        if (done) return close(opened)
-        send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: plan.honoured } })
-        live = true
-        for (const event of early.splice(0)) deliver(event)
-        const left = Math.min(runtime.maxListenMs ?? Infinity, (transport.deadline ?? Infinity) - Date.now())
-        if (left !== Infinity) lifetime = setTimeout(end, Math.max(0, left))
-      },
+  constructor(
+    private readonly call: Call,
+    private readonly plan: Plan,
+    private readonly release: () => void,
+    private readonly resolve: (result: JsonObject | undefined) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.#tag = { [META_SUBSCRIPTION_ID]: call.id }
+  }
+
+  start(): void {
+    const { runtime, transport } = this.call
+    runtime.streams.add(this.end)
+    transport.cancel.onAbort(this.leave)
+    runtime.backplane.subscribe([...this.plan.fields.keys()], this.deliver).then(
+      (opened) => this.#opened(opened),
       (e) => {
-        finish(false)
-        reject(e)
+        this.#finish(false)
+        this.reject(e)
       },
     )
-  })
+  }
+
+  #opened(opened: Subscription): void {
+    this.#subscription = opened
+    if (this.#done) return this.#close(opened)
+    this.#send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: this.plan.honoured } })
+    this.#live = true
+    for (const event of this.#early.splice(0)) this.deliver(event)
+    const { runtime, transport } = this.call
+    const left = Math.min(runtime.maxListenMs ?? Infinity, (transport.deadline ?? Infinity) - Date.now())
+    if (left !== Infinity) this.#lifetime = setTimeout(this.end, Math.max(0, left))
+  }
+
+  #send(n: { method: string; params?: JsonObject }): void {
+    this.call.transport.emit(notification(n.method, { ...n.params, _meta: this.#tag }))
+  }
+
+  // Settles once the subscription is closed: a stream ended during setup waits for it to open first.
+  #finish(graceful: boolean): void {
+    if (this.#done) return
+    this.#done = true
+    this.#ending = graceful && this.call.profile.listenResult ? { resultType: 'complete', _meta: this.#tag } : undefined
+    this.release()
+    this.call.runtime.streams.delete(this.end)
+    this.call.transport.cancel.offAbort(this.leave)
+    if (this.#lifetime !== undefined) clearTimeout(this.#lifetime)
+    if (this.#subscription) this.#close(this.#subscription)
+  }
+
+  // A backplane whose close fails must not leave a rejection nobody handles (Lambda's runtime exits on one).
+  #close(opened: Subscription): void {
+    void opened.close().catch((e) => this.call.runtime.report(e, { during: 'listen close' })).finally(() => this.resolve(this.#ending))
+  }
 }
 
 const RETRY_AFTER_SEC = 10

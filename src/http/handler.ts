@@ -11,7 +11,7 @@ import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
-import { keepAlive, SSE_HEADERS, sseStream, type KeepAlive, type SseStream } from './sse.js'
+import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
 import { ACCEPTED, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
@@ -54,6 +54,11 @@ export interface RuntimeContext {
   auth?: AuthInfo | undefined
   /** The client's network address (Node: the socket's; Workers: CF-Connecting-IP; Lambda: the source IP). */
   clientAddress?: string | undefined
+  /**
+   * Writes SSE streams to the connection itself instead of through a Response body (Node: straight to the
+   * ServerResponse), which saves each open stream a ReadableStream, its reader and their promises.
+   */
+  sse?: DirectSse | undefined
 }
 
 export interface FetchHandler {
@@ -181,25 +186,24 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
     const cancel = new Cancellation(() => request.signal)
     const emit = (notification: JsonRpcNotification) => {
       if (settled || cancel.aborted || platform.buffered) return
-      if (!stream) {
-        stream = sseStream(context.keepAlives, () => cancel.abort(new Error('client closed the stream')))
-        // A stream lives on: from now on the request's own signal aborts the method too.
-        void cancel.signal
-        resolve(new Response(stream.body, { status: 200, headers: SSE_HEADERS }))
-      }
+      if (!stream) stream = open()
       stream.write(notification)
     }
-    let bare: Request | undefined
-    const transport: Transport = {
-      versionHeader: request.headers.get(HEADER_PROTOCOL_VERSION)?.trim(),
-      header: (name) => request.headers.get(name),
-      cancel, emit, principal: identity?.principal, auth: identity?.auth, env: platform.env, waitUntil: platform.waitUntil,
-      deadline: platform.deadline, buffered: platform.buffered, clientAddress: platform.clientAddress,
-      // Handlers get the request without its token (made when first asked for): nothing to pass upstream.
-      get request() {
-        return identity ? (bare ??= withoutCredentials(request)) : request
-      },
+    const open = (): SseStream => {
+      const gone = () => cancel.abort(new Error('client closed the stream'))
+      // Its headers go out now, before the handler's CORS headers would be added to a Response.
+      if (platform.sse) {
+        const direct = directSseStream(context.keepAlives, platform.sse, { ...SSE_HEADERS, ...corsHeaders(request) }, gone)
+        resolve(direct.response)
+        return direct
+      }
+      const body = sseStream(context.keepAlives, gone)
+      // A stream lives on: from now on the request's own signal aborts the method too.
+      void cancel.signal
+      resolve(new Response(body.body, { status: 200, headers: SSE_HEADERS }))
+      return body
     }
+    const transport = new HttpTransport(request, platform, identity, cancel, emit)
     // At the end of a shutdown's grace period: the client is told, whatever the handler does with its abort.
     const stop = () => {
       if (settled) return
@@ -244,6 +248,47 @@ function refuse(message: string, status: number, headers?: Record<string, string
 
 function json(body: unknown, status: number, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+}
+
+/**
+ * What the exchange sees of an HTTP request. A class, not an object literal: a literal with a getter among
+ * a dozen fields is kept as a dictionary, some 800 bytes for each open stream.
+ */
+class HttpTransport implements Transport {
+  readonly versionHeader: string | undefined
+  readonly principal: string | undefined
+  readonly auth: AuthInfo | undefined
+  readonly env: unknown
+  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  readonly deadline: number | undefined
+  readonly buffered: boolean | undefined
+  readonly clientAddress: string | undefined
+  #bare: Request | undefined
+
+  constructor(
+    private readonly raw: Request,
+    platform: RuntimeContext,
+    private readonly identity: Identity | undefined,
+    readonly cancel: Cancellation,
+    readonly emit: (notification: JsonRpcNotification) => void,
+  ) {
+    this.versionHeader = raw.headers.get(HEADER_PROTOCOL_VERSION)?.trim()
+    this.principal = identity?.principal
+    this.auth = identity?.auth
+    this.env = platform.env
+    this.waitUntil = platform.waitUntil
+    this.deadline = platform.deadline
+    this.buffered = platform.buffered
+    this.clientAddress = platform.clientAddress
+  }
+
+  // Handed on alone (checkMethodHeaders), so bound to its request.
+  readonly header = (name: string): string | null => this.raw.headers.get(name)
+
+  /** Handlers get the request without its token (made when first asked for): nothing to pass upstream. */
+  get request(): Request {
+    return this.identity ? (this.#bare ??= withoutCredentials(this.raw)) : this.raw
+  }
 }
 
 function withoutCredentials(request: Request): Request {

@@ -1,13 +1,12 @@
-/** A server-sent-events response body that JSON-RPC messages are written to as they happen. */
+/** A server-sent-events response that JSON-RPC messages are written to as they happen. */
 export interface SseStream {
-  readonly body: ReadableStream<Uint8Array>
   /** Nothing is written once the stream is closed or the client went away. */
   write(message: unknown): void
   close(): void
 }
 
 const encoder = new TextEncoder()
-const PING = encoder.encode(': keep-alive\n\n')
+const PING = ': keep-alive\n\n'
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -52,44 +51,96 @@ export function keepAlive(intervalMs: number): KeepAlive {
 }
 
 /**
+ * Where a stream's text goes: a Response body, or the connection itself where the runtime writes responses
+ * (the Node adapter's ServerResponse), which spares each open stream a ReadableStream and its reader.
+ */
+export interface SseSink {
+  /** Sends `text` on; returns the bytes now queued that the client has not taken. */
+  write(text: string): number
+  end(): void
+  /** Drops the connection at once: the client stopped reading. */
+  destroy(): void
+}
+
+/**
+ * Opens a stream on the connection itself: status 200 with `headers` go out, and `onClose` runs once if the
+ * connection closes before the sink ends or destroys it. `response` is what the fetch handler returns for
+ * it; the runtime knows not to send it.
+ */
+export type DirectSse = (headers: Record<string, string>, onClose: () => void) => { sink: SseSink; response: Response }
+
+/**
  * `onGone` runs once when the client goes away: it cancelled the body, or stopped reading for so long that
  * more than MAX_BACKLOG bytes wait for it. Every way the stream ends goes through `stop` first, so an open
  * stream's controller always takes bytes.
  */
-export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream {
+export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream & { readonly body: ReadableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>
-  let open = true
-  const stop = () => {
-    open = false
-    untrack()
-  }
-  // Once at most: the body's cancel callback runs once, and never after the backlog has errored the body.
-  const gone = () => {
-    stop()
-    onGone()
-  }
-  const enqueue = (bytes: Uint8Array) => {
-    if (!open) return
-    controller.enqueue(bytes)
-    if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) {
-      // The client stopped reading: end the stream; it can reconnect and refetch.
-      gone()
-      controller.error(new Error('client too slow'))
-    }
+  const sink: SseSink = {
+    write(text) {
+      controller.enqueue(encoder.encode(text))
+      return HIGH_WATER_MARK - (controller.desiredSize ?? 0)
+    },
+    end: () => controller.close(),
+    destroy: () => controller.error(new Error('client too slow')),
   }
   const body = new ReadableStream<Uint8Array>(
-    { start: (c) => void (controller = c), cancel: gone },
+    // The body's cancel callback runs once, and never after the backlog has errored the body.
+    { start: (c) => void (controller = c), cancel: () => stream.gone() },
     { highWaterMark: HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
   )
-  const untrack = keepAlives.add(() => enqueue(PING))
+  const stream = new SseWriter(keepAlives, sink, onGone)
+  return Object.assign(stream, { body })
+}
 
-  return {
-    body,
-    write: (message) => enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`)),
-    close() {
-      if (!open) return
-      stop()
-      controller.close()
-    },
+/** A stream on the connection itself (see DirectSse); the Response to return is `response`. */
+export function directSseStream(keepAlives: KeepAlive, open: DirectSse, headers: Record<string, string>, onGone: () => void): SseStream & { readonly response: Response } {
+  let stream: SseWriter | undefined
+  const { sink, response } = open(headers, () => stream?.gone())
+  stream = new SseWriter(keepAlives, sink, onGone)
+  return Object.assign(stream, { response })
+}
+
+/**
+ * JSON-RPC messages as SSE events on a sink, with keep-alives, and a client that stops reading let go.
+ * A class rather than closures: one object for each open stream instead of six functions and their scope.
+ */
+class SseWriter implements SseStream {
+  #open = true
+  readonly #untrack: () => void
+
+  constructor(keepAlives: KeepAlive, private readonly sink: SseSink, private readonly onGone: () => void) {
+    this.#untrack = keepAlives.add(() => this.#send(PING))
+  }
+
+  write(message: unknown): void {
+    this.#send(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  }
+
+  close(): void {
+    if (!this.#stop()) return
+    this.sink.end()
+  }
+
+  /** The client went away: nothing more is written, `onGone` runs (once at most). */
+  gone(): void {
+    if (this.#stop()) this.onGone()
+  }
+
+  #send(text: string): void {
+    if (!this.#open) return
+    if (this.sink.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
+      // The client stopped reading: end the stream; it can reconnect and refetch.
+      this.gone()
+      this.sink.destroy()
+    }
+  }
+
+  /** False when the stream had stopped already. */
+  #stop(): boolean {
+    if (!this.#open) return false
+    this.#open = false
+    this.#untrack()
+    return true
   }
 }

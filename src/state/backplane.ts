@@ -93,6 +93,14 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
     const set = byTopic.get(event.topic)
     if (set) for (const listener of set) call(listener, event)
   }
+  const unsubscribe = (topics: readonly string[], listener: Listener) => {
+    if (!all.delete(listener)) return
+    for (const topic of topics) {
+      const set = byTopic.get(topic)
+      set?.delete(listener)
+      if (set?.size === 0) byTopic.delete(topic)
+    }
+  }
   return {
     get size() {
       return all.size
@@ -112,16 +120,20 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
         set.add(listener)
       }
       all.add(listener)
-      return {
-        async close() {
-          if (!all.delete(listener)) return
-          for (const topic of unique) {
-            const set = byTopic.get(topic)
-            set?.delete(listener)
-            if (set?.size === 0) byTopic.delete(topic)
-          }
-        },
-      }
+      return new MemorySubscription(unique, listener, unsubscribe)
     },
+  }
+}
+
+/** An object rather than a closure with its scope: a process holds one for each open listen stream. */
+class MemorySubscription implements Subscription {
+  constructor(
+    private readonly topics: readonly string[],
+    private readonly listener: Listener,
+    private readonly unsubscribe: (topics: readonly string[], listener: Listener) => void,
+  ) {}
+
+  async close(): Promise<void> {
+    this.unsubscribe(this.topics, this.listener)
   }
 }
