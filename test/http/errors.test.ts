@@ -99,14 +99,15 @@ describe('onError and what the client sees', () => {
     expect(errors[0]!.context).toMatchObject({ method: 'tools/call', requestId: 3, during: 'waitUntil' })
   })
 
-  it('a publish that fails is reported, and notify still resolves', async () => {
+  it('a publish that fails is reported, and notify resolves false rather than rejecting', async () => {
     const { errors, options } = recorded()
     const down: Backplane = {
       publish: async () => { throw new Error('broker down') },
       subscribe: async () => ({ close: async () => {} }),
     }
     const handler = createFetchHandler(new McpServer({ name: 'p', version: '1.0.0' }), { ...options, backplane: down })
-    await expect(handler.notify.toolsChanged()).resolves.toBeUndefined()
+    await expect(handler.notify.toolsChanged()).resolves.toBe(false)
+    await expect(createFetchHandler(new McpServer({ name: 'p', version: '1.0.0' })).notify.toolsChanged()).resolves.toBe(true)
     expect(errors.map((e) => [(e.error as Error).message, e.context.during])).toEqual([['broker down', 'publish']])
   })
 })

@@ -166,6 +166,9 @@ describe('redis backplane under a stalled Redis (SIGSTOP)', () => {
       await bp.subscribe(['list:tools', 'resource:test://end'], (e) => void got.push(e))
       redis.pause()
       await until(() => errors.some((e) => String(e).includes('did not answer')), 5_000, 'the stall to be reported')
+      // The first report may be the publisher's: stay stopped for several heartbeats, so that the
+      // subscriber's goes unanswered too (a ping answered in time means nothing was missed, no resync).
+      await new Promise((r) => setTimeout(r, 1000))
       redis.resume()
       await until(() => got.some(isResync), 10_000, 'the resync')
       await publishWhenBack(bp, END)
