@@ -14,3 +14,4 @@ export {
 export type { Profile } from './protocol/profiles.js'
 export type { TaskHost } from './tasks/service.js'
 export { tasksOf } from './tasks/extension.js'
+export { resumableOf } from './resumable/extension.js'

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import { Cancellation, createRuntime, exchange, tasksOf, type Runtime, type TaskHost } from '../../src/core.js'
+import { Cancellation, createRuntime, exchange, resumableOf, tasksOf, type Runtime, type TaskHost } from '../../src/core.js'
 import { isTerminal, META, TASKS, type TaskRecord, type TaskStore } from '../../src/index.js'
 import { bindingServices, definitionOf, type McpWorker } from './worker.js'
 
@@ -103,6 +103,7 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
         ...options,
         ...bindingServices(options, this.env),
         tasks: { ...options.tasks, store: local },
+        resumable: options.resumable && { ...(options.resumable === true ? {} : options.resumable), store: local },
         // Tasks run with the identity stored in them; lists are not served here.
         auth: undefined,
       })
@@ -166,7 +167,9 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
       const host: TaskHost = { env: this.env, waitUntil: (p) => this.ctx.waitUntil(p), deadline: Date.now() + ALARM_WALL_MS - FINAL_WRITE_MS }
       this.running++
       try {
-        await tasksOf(runtime)!.run(runtime, id, holder, host)
+        // A resumable request (src/resumable/) is run like a task, by the extension that keeps its messages.
+        const runner = this.#live(id)?.work.resumable ? resumableOf(runtime) : tasksOf(runtime)
+        await runner!.run(runtime, id, holder, host)
       } catch (e) {
         runtime.report(e, { during: 'task runner', requestId: id })
       } finally {

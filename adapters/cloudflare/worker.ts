@@ -122,14 +122,16 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     if (handler) return handler
     const bindings = env as Record<string, unknown>
     const tasks = bindings[options.taskBinding ?? 'MCP_TASKS'] as DurableObjectNamespace<TaskObject> | undefined
+    const durable = tasks && durableTaskStore({ namespace: () => tasks })
+    const resumable = options.resumable === true ? {} : options.resumable
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
       ...bindingServices(options, env),
       // Only where tasks are served at all: the binding alone does not advertise the extension.
-      tasks: tasks && (options.tasks || server.usesTasks) && !options.tasks?.store
-        ? { ...options.tasks, store: durableTaskStore({ namespace: () => tasks }) }
-        : options.tasks,
+      tasks: durable && (options.tasks || server.usesTasks) && !options.tasks?.store ? { ...options.tasks, store: durable } : options.tasks,
+      // Resumable requests run in the same objects as tasks, so that they outlive the request too.
+      resumable: resumable && { ...resumable, store: resumable.store ?? options.tasks?.store ?? durable },
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',

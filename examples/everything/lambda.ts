@@ -17,6 +17,8 @@ const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: proc
 export const handler = createLambdaHandler(createEverythingServer(), {
   backplane: redis && redisBackplane(redis),
   tasks: { store: redis && redisTaskStore(redis) },
+  // Only for clients that declare resumableRequests (the seed draft's proposal); kept in the tasks store.
+  resumable: true,
   // MCP_REQUEST_STATE_SECRET when set (the handler reads it); else, with Redis, one kept there for every instance.
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || (redis && redisSharedSecret(redis)) },
   auth: authFromEnv(process.env, undefined),

@@ -26,6 +26,8 @@ const running = await serve(createEverythingServer(), {
   auth,
   backplane,
   tasks: { store, leaseMs },
+  // Only for clients that declare resumableRequests (the seed draft's proposal); kept in the tasks store.
+  resumable: true,
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || sharedSecret },
 })
 // Closed after the server, whose shutdown still writes to the store (tasks running here end failed).

@@ -45,6 +45,14 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       }
       return 'Progress complete'
     })
+    // Long enough to leave and come back (resumable requests, src/resumable/): a report every half second for 3 s.
+    .tool('test_long_progress', { description: 'Reports progress every 500 ms for 3 s' }, async (_args, ctx) => {
+      for (let step = 1; step <= 6; step++) {
+        await sleep(500, ctx.signal)
+        ctx.progress(step, 6, `step ${step} of 6`)
+      }
+      return 'Long work complete'
+    })
     .tool('test_error_handling', { description: 'Always fails' }, () => ({
       isError: true,
       content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],

@@ -2,7 +2,7 @@
 import { serveStdio } from '../../adapters/node/index.js'
 import { createEverythingServer } from './server.js'
 
-const stdio = serveStdio(createEverythingServer())
+const stdio = serveStdio(createEverythingServer(), { resumable: true })
 process.once('SIGTERM', () => void stdio.close())
 await stdio.closed
 process.exit(0)

@@ -8,7 +8,8 @@ import { createEverythingServer } from './server.js'
 
 export { McpHub } from '../../adapters/cloudflare/index.js'
 
-const worker = createWorker(createEverythingServer(), { auth: (env) => authFromEnv(env, undefined) })
+// Resumable requests only for clients that declare them (the seed draft's proposal); they run in McpTask objects.
+const worker = createWorker(createEverythingServer(), { auth: (env) => authFromEnv(env, undefined), resumable: true })
 export default worker
 
 /** Where each task lives and runs (the MCP_TASKS binding): the same server and options as the Worker. */

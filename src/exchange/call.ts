@@ -19,8 +19,11 @@ export interface Transport {
   /** Reads a request header; absent where there are no headers, and the header rules do not apply. */
   readonly header?: ((name: string) => string | null) | undefined
   readonly cancel: Cancellation
-  /** Where notifications before the result go (the request's SSE stream, or stdout). */
-  readonly emit: (message: JsonRpcNotification) => void
+  /**
+   * Where notifications before the result go (the request's SSE stream, or stdout); `eventId` numbers it
+   * where the transport has event ids (SSE), so that a client can say what it has (Last-Event-ID).
+   */
+  readonly emit: (message: JsonRpcNotification, eventId?: string) => void
   /** The authenticated principal: lists may depend on it, and requestState, tasks and streams are bound to it. */
   readonly principal?: string | undefined
   /** The verified token's identity and scopes, when requests are authenticated. */

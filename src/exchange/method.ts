@@ -62,9 +62,17 @@ export interface ListenField {
 export interface Extension {
   /** e.g. `io.modelcontextprotocol/tasks` */
   readonly id: string
-  /** Advertised as `capabilities.extensions[id]` (default `{}`). */
-  readonly capability?: JsonObject | undefined
+  /**
+   * Advertised as `capabilities.extensions[id]` (default `{}`); `null` for one advertised otherwise (an
+   * experimental capability, through `advertise`).
+   */
+  readonly capability?: JsonObject | null | undefined
   readonly methods?: readonly MethodDescriptor<any>[] | undefined
+  /**
+   * Methods it wraps rather than replaces, by name: given what serves the method without it (a core method,
+   * or another extension's), it returns what serves it now, usually handing most requests on.
+   */
+  readonly wraps?: Readonly<Record<string, (inner: MethodDescriptor<any>) => MethodDescriptor<any>>> | undefined
   /** Checks of `_meta` keys it reads, by key: a message makes the request malformed (-32602, HTTP 400). */
   readonly meta?: Readonly<Record<string, (value: unknown) => string | undefined>> | undefined
   readonly listen?: readonly ListenField[] | undefined

@@ -6,6 +6,7 @@ import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
 import { memoryUsedStates, type UsedStates } from '../state/used-states.js'
 import { TASKS } from '../tasks/records.js'
+import { resumableRequests, type ResumableOptions } from '../resumable/extension.js'
 import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
 import type { Call } from './call.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
@@ -82,6 +83,11 @@ export interface RuntimeOptions {
    * given, or when some tool has `task` set (then in this process's memory).
    */
   tasks?: TaskOptions | undefined
+  /**
+   * Resumable requests as the seed draft proposed them (src/resumable/): off by default; `true`, or its
+   * options, serves them to clients that declare `resumableRequests`. Kept in the tasks store when one is given.
+   */
+  resumable?: boolean | ResumableOptions | undefined
 }
 
 export interface ErrorContext {
@@ -168,9 +174,19 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
   }
   const extensions = [...(options.extensions ?? [])]
   if ((options.tasks || server.usesTasks) && !extensions.some((e) => e.id === TASKS)) extensions.push(tasksExtension(options.tasks))
+  if (options.resumable) {
+    const { store = options.tasks?.store, ...rest } = options.resumable === true ? {} : options.resumable
+    extensions.push(resumableRequests({ ...rest, store }))
+  }
   const tables = { modern: new Map<string, MethodDescriptor<any>>(), legacy: new Map<string, MethodDescriptor<any>>() }
   for (const descriptor of [...CORE_METHODS, listen, ...extensions.flatMap((e) => e.methods ?? [])]) {
     for (const era of descriptor.eras ?? ERAS) tables[era].set(descriptor.method, descriptor)
+  }
+  for (const [name, wrap] of extensions.flatMap((e) => Object.entries(e.wraps ?? {}))) {
+    for (const table of Object.values(tables)) {
+      const inner = table.get(name)
+      if (inner) table.set(name, wrap(inner))
+    }
   }
   let base: ServerCapabilities | undefined
   let merged: ServerCapabilities | undefined
@@ -204,8 +220,8 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
       if (extensions.length === 0) return caps
       if (caps !== base) {
         base = caps
-        const added = Object.fromEntries(extensions.map((e) => [e.id, e.capability ?? {}]))
-        merged = { ...caps, extensions: { ...caps.extensions, ...added } }
+        const added = Object.fromEntries(extensions.filter((e) => e.capability !== null).map((e) => [e.id, e.capability ?? {}]))
+        merged = Object.keys(added).length > 0 ? { ...caps, extensions: { ...caps.extensions, ...added } } : caps
       }
       return merged!
     },

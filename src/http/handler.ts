@@ -184,10 +184,10 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
     let stream: SseStream | undefined
     let settled = false
     const cancel = new Cancellation(() => request.signal)
-    const emit = (notification: JsonRpcNotification) => {
+    const emit = (notification: JsonRpcNotification, eventId?: string) => {
       if (settled || cancel.aborted || platform.buffered) return
       if (!stream) stream = open()
-      stream.write(notification)
+      stream.write(notification, eventId)
     }
     const open = (): SseStream => {
       const gone = () => cancel.abort(new Error('client closed the stream'))
@@ -270,7 +270,7 @@ class HttpTransport implements Transport {
     platform: RuntimeContext,
     private readonly identity: Identity | undefined,
     readonly cancel: Cancellation,
-    readonly emit: (notification: JsonRpcNotification) => void,
+    readonly emit: (notification: JsonRpcNotification, eventId?: string) => void,
   ) {
     this.versionHeader = raw.headers.get(HEADER_PROTOCOL_VERSION)?.trim()
     this.principal = identity?.principal

@@ -1,7 +1,10 @@
 /** A server-sent-events response that JSON-RPC messages are written to as they happen. */
 export interface SseStream {
-  /** Nothing is written once the stream is closed or the client went away. */
-  write(message: unknown): void
+  /**
+   * Nothing is written once the stream is closed or the client went away. `id` is the SSE event id, which a
+   * client reconnecting sends back as Last-Event-ID (resumable requests number their messages so).
+   */
+  write(message: unknown, id?: string): void
   close(): void
 }
 
@@ -113,8 +116,8 @@ class SseWriter implements SseStream {
     this.#untrack = keepAlives.add(() => this.#send(PING))
   }
 
-  write(message: unknown): void {
-    this.#send(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  write(message: unknown, id?: string): void {
+    this.#send(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`)
   }
 
   close(): void {

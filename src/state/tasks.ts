@@ -38,6 +38,12 @@ export interface TaskRecord {
   readonly error?: JsonObject | undefined
   /** Who runs it, until when (ms since the epoch) unless renewed; absent while it waits for input. */
   readonly lease?: { readonly holder: string; readonly until: number } | undefined
+  /** A resumable request's messages before its response, in order (src/resumable/). */
+  readonly log?: readonly JsonObject[] | undefined
+  /** A resumable request is cancelled and forgotten when no client came back for it by then (ms since the epoch). */
+  readonly resumeBy?: number | undefined
+  /** How many of `log` were written to a client's stream (sent, not known to be received). */
+  readonly sent?: number | undefined
 }
 
 /**

@@ -64,6 +64,7 @@ export function newTask(settings: TaskSettings, owner: string, work: JsonObject,
 
 export function renewLease(task: TaskRecord, holder: string, settings: TaskSettings): TaskRecord | undefined {
   if (task.status !== 'working' || task.lease?.holder !== holder) return undefined
+  if (task.resumeBy !== undefined && task.resumeBy < Date.now()) return dropped(task, settings, NOT_RESUMED)
   const until = Date.now() + settings.leaseMs
   return { ...task, lease: { holder, until }, expiresAt: until + settings.ttlMs }
 }
@@ -113,3 +114,17 @@ export function reapLost(task: TaskRecord, settings: TaskSettings): TaskRecord |
   if (task.status !== 'working' || !task.lease || task.lease.until > Date.now()) return undefined
   return finish(task, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The task was lost: its runner stopped before finishing it (process ended or timed out)' } })
 }
+
+/**
+ * A resumable request that ends without a response (nobody came back for it in time, or its client cancelled
+ * it): cancelled, and its messages forgotten now. The record stays until its expiry, so that a late resume
+ * learns what became of it.
+ */
+export function dropped(task: TaskRecord, settings: TaskSettings, reason: string): TaskRecord | undefined {
+  const ended = finish(task, settings, 'cancelled', { statusMessage: reason })
+  if (!ended) return undefined
+  const { log: _, ...rest } = ended
+  return rest
+}
+
+export const NOT_RESUMED = 'No client resumed the request in time'

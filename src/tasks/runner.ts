@@ -1,13 +1,13 @@
-import { INTERNAL_ERROR, INVALID_PARAMS } from '../protocol/constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, type LogLevel } from '../protocol/constants.js'
 import { McpError } from '../protocol/errors.js'
-import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import { PROFILES } from '../protocol/profiles.js'
 import type { ClientCapabilities, Implementation } from '../protocol/types.js'
 import type { AuthInfo } from '../server/context.js'
 import type { Call, Transport } from '../exchange/call.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { Context } from '../exchange/context.js'
-import { InputRequired, type Round } from '../exchange/input.js'
+import { InputRequired, inputRequiredResult, type Round } from '../exchange/input.js'
 import { checkArguments, invokeTool } from '../exchange/methods/tools.js'
 import type { Runtime } from '../exchange/runtime.js'
 import { isResync } from '../state/backplane.js'
@@ -24,6 +24,13 @@ export interface Work {
   readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
   /** What the token of the request that made it said: the handler sees it as `ctx.auth` (never the token itself). */
   readonly auth?: AuthInfo | undefined
+  /** Set when a resumable request runs it (src/resumable/): its messages are kept, and input ends it. */
+  readonly resumable?: {
+    /** The digest of the request's params, which the requestState of an input_required result names. */
+    readonly digest: string
+    readonly progressToken?: string | number | undefined
+    readonly logLevel?: LogLevel | undefined
+  } | undefined
 }
 
 /**
@@ -62,7 +69,7 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   }).catch((e) => void runtime.report(e, { during: 'task watch', requestId: id }))
   const renew = setInterval(() => {
     change(runtime, service, id, (t) => renewLease(t, holder, settings)).then(
-      ({ task, changed }) => changed || ended(task?.status),
+      ({ task, changed }) => (changed && task?.status === 'working') || ended(task?.status),
       (e) => runtime.report(e, { during: 'task lease', requestId: id }),
     )
   }, Math.max(10, settings.leaseMs / 3))
@@ -73,8 +80,17 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
     cancel.abort(new Error('The invocation running the task reached its deadline'))
     end({ error: { code: INTERNAL_ERROR, message: RAN_OUT } }, 'failed').catch((e) => runtime.report(e, { during: 'task deadline', requestId: id }))
   }, Math.max(0, host.deadline - Date.now()))
+  // A resumable request's messages are kept in order, and all of them before its response.
+  let kept = Promise.resolve()
+  const { journal } = service
+  const emit = journal && (task.work as unknown as Work).resumable
+    ? (message: JsonRpcNotification) => {
+      kept = kept.then(() => journal(runtime, service, id, message)).catch((e) => void runtime.report(e, { during: 'request log', requestId: id }))
+    }
+    : () => {}
   try {
-    const outcome = await execute(runtime, task, cancel, host)
+    const outcome = await execute(runtime, task, cancel, host, emit)
+    await kept
     if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo))
     else if ('result' in outcome) await end({ result: outcome.result }, 'completed')
     else await end({ error: outcome.error }, 'failed')
@@ -93,19 +109,20 @@ type Outcome =
   | { error: JsonObject }
   | { requests: JsonObject; answers: JsonObject; memo: JsonObject }
 
-async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation, host: TaskHost): Promise<Outcome> {
+async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation, host: TaskHost, emit: Transport['emit']): Promise<Outcome> {
   const work = task.work as unknown as Work
   const principal = task.owner === '' ? undefined : task.owner
-  const { auth } = work
+  const { auth, resumable } = work
   const transport: Transport = {
-    versionHeader: null, cancel, emit: () => {}, principal, auth, env: host.env, waitUntil: host.waitUntil, deadline: host.deadline,
+    versionHeader: null, cancel, emit, principal, auth, env: host.env, waitUntil: host.waitUntil, deadline: host.deadline,
   }
   const profile = PROFILES.get(work.version)!
   const call: Call = {
     id: task.id, method: 'tools/call', params: { name: work.tool, arguments: work.arguments }, profile, runtime, transport, principal, auth, client: work.client,
+    progressToken: resumable?.progressToken, logLevel: resumable?.logLevel,
   }
   const round: Round = {
-    responses: {}, gathered: { ...task.answers }, memo: { ...task.memo }, method: call.method, digest: async () => '', principal,
+    responses: {}, gathered: { ...task.answers }, memo: { ...task.memo }, method: call.method, digest: async () => resumable?.digest ?? '', principal,
   }
   try {
     const entry = runtime.server.find('tool', work.tool, call)
@@ -114,6 +131,8 @@ async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation,
     if (!input.ok) return { result: input.result }
     return { result: await invokeTool(call, entry, work.tool, input.value, new Context(call, round)) }
   } catch (e) {
+    // A resumable request answers as the request would have: input_required, to be retried with the answers.
+    if (e instanceof InputRequired && resumable) return { result: await inputRequiredResult(runtime, round, e.requests) }
     if (e instanceof InputRequired) return { requests: e.requests as unknown as JsonObject, answers: round.gathered, memo: round.memo }
     if (e instanceof McpError) return { error: errorObject(e) }
     const errorId = runtime.report(e, { method: call.method, requestId: task.id })

@@ -6,7 +6,7 @@ import type { Call } from '../exchange/call.js'
 import { isResync, type Subscription } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
 import { TASKS, taskFields } from './records.js'
-import { cancelTask, readTask, taskTopic, type TaskService } from './service.js'
+import { cancelTask, isTask, readTask, taskTopic, type TaskService } from './service.js'
 
 // The seed draft's core tasks (DRAFT-2026-v1, DIGEST §9.1), from the same store as the extension: a client
 // asks for a task with `params.task`, gets `{task}`, and may block on tasks/result or list its tasks.
@@ -95,7 +95,7 @@ export async function seedList(call: Call, service: TaskService): Promise<JsonOb
   const cursor = call.params.cursor
   if (cursor !== undefined && typeof cursor !== 'string') throw invalidParams('params.cursor must be a string')
   const page = await list.call(service.store, call.principal ?? '', cursor, PAGE)
-  const result: JsonObject = { tasks: page.tasks.map((t) => seedTask(call, t)) }
+  const result: JsonObject = { tasks: page.tasks.filter(isTask).map((t) => seedTask(call, t)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
 }

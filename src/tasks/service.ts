@@ -1,5 +1,5 @@
 import { invalidParams } from '../protocol/errors.js'
-import type { JsonObject } from '../protocol/jsonrpc.js'
+import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Call } from '../exchange/call.js'
 import type { Cancellation } from '../exchange/cancellation.js'
 import type { Runtime } from '../exchange/runtime.js'
@@ -20,6 +20,8 @@ export interface TaskService {
   readonly settings: TaskSettings
   /** Cancellations of the tasks running in this process, by id: a cancel arriving here aborts at once. */
   readonly running: Map<string, Cancellation>
+  /** Keeps a message a runner emitted (resumable requests); without it, runners' messages go nowhere. */
+  readonly journal?: ((runtime: Runtime, service: TaskService, id: string, message: JsonRpcNotification) => Promise<void>) | undefined
 }
 
 /** The backplane topic of a task: listen streams that asked for it, and its runner, hear of its changes. */
@@ -62,8 +64,9 @@ export async function ownTask(service: TaskService, params: JsonObject, principa
   const id = params.taskId
   if (typeof id !== 'string') throw invalidParams('params.taskId must be a string')
   const task = TASK_ID.test(id) ? await service.store.get(id) : undefined
-  // Another principal's task is answered as if it did not exist: an id that leaked reveals nothing.
-  if (!task || task.owner !== (principal ?? '')) throw invalidParams(`Unknown task: ${id}`)
+  // Another principal's task is answered as if it did not exist: an id that leaked reveals nothing. A
+  // resumable request kept in the same store is not a task either.
+  if (!task || task.owner !== (principal ?? '') || !isTask(task)) throw invalidParams(`Unknown task: ${id}`)
   return task
 }
 
@@ -87,6 +90,9 @@ export async function cancelTask(call: Call, service: TaskService, task: TaskRec
   service.running.get(task.id)?.abort(new Error('The task was cancelled'))
   return outcome
 }
+
+/** Whether a record is a task, rather than a resumable request run the same way (src/resumable/). */
+export const isTask = (record: TaskRecord): boolean => !isObject(record.work.resumable)
 
 /** A random name for one run of a task: its lease holder. */
 export const newHolder = (): string => crypto.randomUUID()

@@ -5,12 +5,11 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { serveStdio, type StdioOptions } from '../../adapters/node/index.js'
 import { McpServer } from '../../src/index.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { gatedBackplane } from '../helpers/backplane.js'
+import { harness } from '../helpers/stdio.js'
 import { META_2026 } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
 
@@ -53,28 +52,6 @@ describe('stdio with the SDK clients', () => {
     await client.close()
   })
 })
-
-/** serveStdio on in-memory streams: every line out must be a valid protocol message. */
-async function harness(server: McpServer, options: StdioOptions = {}) {
-  // Let the list changes of the definition itself go out before anyone listens.
-  await new Promise((r) => setImmediate(r))
-  const input = new PassThrough()
-  const output = new PassThrough()
-  const lines: Record<string, any>[] = []
-  let buffer = ''
-  output.on('data', (c) => {
-    buffer += c
-    let i
-    while ((i = buffer.indexOf('\n')) >= 0) {
-      const message = JSON.parse(buffer.slice(0, i))
-      buffer = buffer.slice(i + 1)
-      lines.push(message)
-    }
-  })
-  const stdio = serveStdio(server, { input, output, maxMessageBytes: 1024, ...options })
-  const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`)
-  return { stdio, input, output, lines, send }
-}
 
 describe('stdio line protocol', () => {
   const slow = () => {

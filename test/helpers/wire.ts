@@ -24,6 +24,9 @@ for (const { id, schema } of Object.values(SCHEMAS)) ajv.addSchema({ ...schema, 
 // The tasks extension (io.modelcontextprotocol/tasks) has its own schema: its results and notification.
 const TASKS_SCHEMA = 'mcp-ext-tasks'
 ajv.addSchema({ ...load('schema-ext-tasks.json'), $id: TASKS_SCHEMA })
+// Resumable requests (seed 000, never merged): the fragments its diff adds to the schema.
+const RESUMABLE_SCHEMA = 'mcp-seed-resumable'
+ajv.addSchema({ ...load('schema-resumable-seed.json'), $id: RESUMABLE_SCHEMA })
 /** The seed draft's core tasks, in its own schema. */
 const SEED_TASKS_RESULT_OF: Record<string, string> = {
   'tasks/get': 'GetTaskResult',
@@ -42,6 +45,8 @@ const RESULT_OF: Record<string, string> = {
   'server/discover': 'DiscoverResult',
   'tools/list': 'ListToolsResult',
   'tools/call': 'CallToolResult',
+  // Only tools/call is made resumable: a resume ends with its result.
+  'requests/resume': 'CallToolResult',
   'prompts/list': 'ListPromptsResult',
   'prompts/get': 'GetPromptResult',
   'resources/list': 'ListResourcesResult',
@@ -123,6 +128,12 @@ export function validateServerMessage(version: string, method: string | undefine
   if (version === 'legacy' || LEGACY_VERSIONS.includes(version)) return validateLegacy(method, message)
   if (!SCHEMAS[version]) version = '2026-07-28'
   if (message.method === 'notifications/tasks') return check(version, 'TaskStatusNotification', message, TASKS_SCHEMA)
+  if (message.method === 'notifications/requests/resumePolicy') {
+    return [...check(version, 'JSONRPCNotification', message), ...check(version, 'ResumePolicyNotification', message, RESUMABLE_SCHEMA)]
+  }
+  if (method === 'requests/getStatus' && 'result' in message) {
+    return [...check(version, 'JSONRPCResultResponse', message), ...check(version, 'GetRequestStatusResult', message.result, RESUMABLE_SCHEMA)]
+  }
   if (typeof message.method === 'string') {
     const def = Object.entries(defs(version)).find(([name, d]) => d.properties?.method?.const === message.method && name.endsWith('Notification'))
     return check(version, def?.[0] ?? 'JSONRPCNotification', message)

@@ -12,6 +12,7 @@ import { problems, REQUIRED, runConformance, summary, taskProblems } from '../he
 import { until } from '../helpers/async.js'
 import { startFunction, type LocalFunction } from '../helpers/lambda.js'
 import { REDIS_URL } from '../helpers/redis.js'
+import { resumableChecks } from '../helpers/resumable-checks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
 let fn: LocalFunction
@@ -104,4 +105,9 @@ describe('examples/everything on the local function URL', () => {
     expect(template).toMatch(/Runtime: nodejs22\.x/)
     expect(template).toMatch(/InvokeMode: RESPONSE_STREAM/)
   })
+})
+
+// Two instances sharing Redis: the call runs on in the invocation that made it, after its client left.
+describe('examples/everything on the local function URL: resumable requests', () => {
+  resumableChecks(() => [fn.url, fn.url])
 })

@@ -1,0 +1,154 @@
+import { requireString, type Call } from '../exchange/call.js'
+import { openRound } from '../exchange/input.js'
+import type { Extension, MethodDescriptor } from '../exchange/method.js'
+import { checkArguments, type ToolCall } from '../exchange/methods/tools.js'
+import type { Runtime } from '../exchange/runtime.js'
+import { invalidParams } from '../protocol/errors.js'
+import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
+import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
+import { newTask, TASKS } from '../tasks/records.js'
+import { runTask, startTask, type Work } from '../tasks/runner.js'
+import { change, newHolder, taskTopic, type TaskHost, type TaskService } from '../tasks/service.js'
+import { follow } from './follow.js'
+import { logged, requestStatus, waited } from './records.js'
+import { openToken, sealToken } from './token.js'
+
+export interface ResumableOptions {
+  /**
+   * Where resumable requests and their messages are kept (default: this process's memory). Share one store
+   * (the tasks store: Redis, Durable Objects) between instances, so that a request resumes anywhere.
+   */
+  store?: TaskStore | undefined
+  /** How long a request waits for its client to come back before it is cancelled and forgotten (default 60 s). */
+  maxWaitMs?: number | undefined
+  /** How long a client should wait before it comes back (a hint; default 0). */
+  minWaitMs?: number | undefined
+  /** How long a runner's claim lasts unless renewed (default 30 s), as for tasks. */
+  leaseMs?: number | undefined
+}
+
+/** The client capability, and the server's experimental one. */
+export const RESUMABLE = 'resumableRequests'
+
+/**
+ * Resumable requests, as the seed draft proposed them (SEP-975, never merged): a client that declares
+ * `resumableRequests` gets its `tools/call` as a stream that opens with `notifications/requests/resumePolicy`.
+ * From then on leaving does not cancel the call: its handler runs on in a task runner, its messages are kept
+ * with it, and `requests/resume` (the same JSON-RPC id, the token) streams what was missed and the response,
+ * on any instance sharing the store. Nothing changes for clients that do not declare it; tasks are the
+ * protocol's own way to durable work, and a call that runs as a task stays one.
+ */
+export interface ResumableExtension extends Extension {
+  /** Runs a resumable request leased to `holder` here (what a store that runs tasks itself calls). */
+  run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
+}
+
+/** The resumable-requests extension a runtime serves, if it serves it. */
+export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
+  runtime.extensions.find((e): e is ResumableExtension => e.id === RESUMABLE && 'run' in e)
+
+export function resumableRequests(options: ResumableOptions = {}): ResumableExtension {
+  const waitMs = options.maxWaitMs ?? 60_000
+  const service: TaskService = {
+    store: options.store ?? memoryTaskStore(),
+    // A record outlives its end by one wait: time for its client to come back for the response.
+    settings: { ttlMs: waitMs, pollIntervalMs: 1000, leaseMs: options.leaseMs ?? 30_000 },
+    running: new Map(),
+    async journal(runtime, service, id, message) {
+      const { task, changed } = await change(runtime, service, id, (t) => logged(t, message))
+      if (!changed || !task) return
+      await runtime.backplane.publish({ topic: taskTopic(id), data: { owner: task.owner, seq: task.log!.length, message: message as unknown as JsonObject } })
+    },
+  }
+
+  const start = async (c: Call, { entry, name, args }: ToolCall): Promise<JsonObject | undefined> => {
+    const input = await checkArguments(entry, name, args)
+    if (!input.ok) return input.result
+    // A retry of a multi-round-trip request may be resumable too: its answers go with it into the runner.
+    const round = await openRound(c)
+    const work: Work = {
+      tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}),
+      resumable: { digest: await round.digest(), progressToken: c.progressToken, logLevel: c.logLevel },
+    }
+    const holder = newHolder()
+    const made = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, { answers: { ...round.responses, ...round.gathered }, memo: round.memo })
+    const task = waited(made, waitMs)
+    await service.store.create(task)
+    startTask(c.runtime, service, task, holder, { env: c.transport.env, waitUntil: c.transport.waitUntil, deadline: c.transport.deadline })
+    const resumeToken = await sealToken(c.runtime, task.id, c.id, c.principal, task.createdAt + 24 * 3_600_000)
+    c.transport.emit(notification('notifications/requests/resumePolicy', policy(c.id, resumeToken, options.minWaitMs, waitMs)))
+    return follow(c, service, task.id, 0, waitMs)
+  }
+
+  const resume: MethodDescriptor = {
+    method: 'requests/resume',
+    eras: ['modern'],
+    async run(c) {
+      const id = await openToken(c.runtime, c.params.resumeToken, c.id, c.principal)
+      const task = await service.store.get(id)
+      if (!task) throw invalidParams('The request has expired: no client came back for it in time')
+      return follow(c, service, id, lastEventId(c), waitMs)
+    },
+  }
+
+  const getStatus: MethodDescriptor = {
+    method: 'requests/getStatus',
+    eras: ['modern'],
+    async run(c) {
+      const requestId = c.params.requestId
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') throw invalidParams('params.requestId must be a string or a number')
+      const id = await openToken(c.runtime, requireString(c.params, 'resumeToken'), requestId, c.principal)
+      const { task } = await change(c.runtime, service, id, (t) => waited(t, waitMs))
+      if (!task) throw invalidParams('The request has expired: no client came back for it in time')
+      const messages = (task.log?.length ?? 0) + (requestStatus(task) === 'processing' ? 0 : 1)
+      return {
+        requestId,
+        status: requestStatus(task),
+        hasPendingMessage: (task.sent ?? 0) < messages,
+        hasInputRequest: task.status === 'completed' && task.result?.resultType === 'input_required',
+      }
+    },
+  }
+
+  return {
+    id: RESUMABLE,
+    capability: null,
+    methods: [resume, getStatus],
+    wraps: {
+      'tools/call': (inner: MethodDescriptor<ToolCall>) => ({
+        ...inner,
+        run: (c: Call, target: ToolCall) => (optedIn(c) && !runsAsTask(c, target) ? start(c, target) : inner.run(c, target)),
+      }),
+    },
+    advertise: (caps) => ({ ...caps, experimental: { ...caps.experimental, [RESUMABLE]: {} } }),
+    async run(runtime, id, holder, host) {
+      const task = await service.store.get(id)
+      if (task) await runTask(runtime, service, task, holder, host)
+    },
+    async close() {
+      for (const running of service.running.values()) running.abort(new Error('The server is shutting down'))
+    },
+  }
+}
+
+/** Declared in this request: as the seed has it (a top-level capability), or under `experimental`. */
+const optedIn = (c: Call): boolean =>
+  c.profile.era === 'modern' && !c.transport.buffered
+  && (isObject((c.client.capabilities as JsonObject)[RESUMABLE]) || isObject(c.client.capabilities.experimental?.[RESUMABLE]))
+
+/** A call the tasks extension runs as a task is durable already, the protocol's way. */
+const runsAsTask = (c: Call, { entry }: ToolCall): boolean =>
+  entry.task === 'required' || (entry.task === 'optional' && isObject(c.client.capabilities.extensions?.[TASKS]))
+  || (c.profile.tasks === 'core' && isObject(c.params.task))
+
+function policy(requestId: JsonRpcId, resumeToken: string, minWaitMs: number | undefined, maxWaitMs: number): JsonObject {
+  const out: JsonObject = { requestId, resumeToken, maxWait: Math.floor(maxWaitMs / 1000) }
+  if (minWaitMs !== undefined) out.minWait = Math.ceil(minWaitMs / 1000)
+  return out
+}
+
+/** How many of its messages the client says it has: SSE's Last-Event-ID, our event ids being their places. */
+function lastEventId(c: Call): number {
+  const value = c.transport.header?.('last-event-id')?.trim()
+  return value !== undefined && /^\d{1,9}$/.test(value) ? Number(value) : 0
+}

@@ -1,0 +1,27 @@
+import type { JsonObject, JsonRpcNotification } from '../protocol/jsonrpc.js'
+import { isTerminal, type TaskRecord } from '../state/tasks.js'
+
+// Transitions of a resumable request's record, applied by compare-and-set (src/tasks/service.ts `change`).
+
+/** Keeps a message the handler emitted, after those before it. */
+export function logged(task: TaskRecord, message: JsonRpcNotification): TaskRecord | undefined {
+  if (isTerminal(task.status)) return undefined
+  return { ...task, log: [...(task.log ?? []), message as unknown as JsonObject], updatedAt: Date.now() }
+}
+
+/** A client asked about it or came back: it may be left alone `waitMs` from now, and stays readable as long. */
+export function waited(task: TaskRecord, waitMs: number): TaskRecord {
+  const resumeBy = Date.now() + waitMs
+  return { ...task, resumeBy, expiresAt: Math.max(task.expiresAt, resumeBy) }
+}
+
+/** A client's stream ended (it left, or got the response) after `sent` messages were written to it. */
+export function left(task: TaskRecord, sent: number, waitMs: number): TaskRecord {
+  return { ...waited(task, waitMs), sent: Math.max(task.sent ?? 0, sent) }
+}
+
+/** The seed's status of a request: processing until it has a response; `failed` when that is an error. */
+export function requestStatus(task: TaskRecord): 'processing' | 'completed' | 'failed' {
+  if (!isTerminal(task.status)) return 'processing'
+  return task.status === 'completed' ? 'completed' : 'failed'
+}

@@ -1,0 +1,53 @@
+/**
+ * Resumable requests over stdio, where they apply: there is no stream to leave, so a resumable call gets its
+ * policy and runs to its result as any other; `notifications/cancelled` cancels it for good, and a later
+ * resume or status says so.
+ */
+import { describe, expect, it } from 'vitest'
+import { McpServer } from '../../src/index.js'
+import { until } from '../helpers/async.js'
+import { META_2026, TEST_SECRET } from '../helpers/server.js'
+import { harness } from '../helpers/stdio.js'
+import { validateServerMessage } from '../helpers/wire.js'
+
+const server = () => new McpServer({ name: 'stdio-resumable', version: '1.0.0' })
+  .tool('steps', {}, async (_args, ctx) => {
+    for (let i = 1; i <= 3; i++) {
+      ctx.progress(i, 3)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    return 'three steps'
+  })
+  .tool('waits', {}, async (_args, ctx) => {
+    ctx.progress(1)
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+    return 'stopped'
+  })
+
+const req = (id: string, method: string, params: Record<string, unknown>) =>
+  ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_2026({ resumableRequests: {} }, { progressToken: id }) } })
+
+describe('resumable requests over stdio', () => {
+  it('a resumable call streams its policy and reports, then its result; a cancelled one is cancelled for good', async () => {
+    const h = await harness(server(), { resumable: true, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    h.send(req('a', 'tools/call', { name: 'steps', arguments: {} }))
+    await until(() => h.lines.some((m) => m.id === 'a'))
+    const a = h.lines.filter((m) => m.id === 'a' || m.params?.requestId === 'a' || m.params?.progressToken === 'a')
+    expect(a.map((m) => m.method ?? m.result.content[0].text)).toEqual(['notifications/requests/resumePolicy', 'notifications/progress', 'notifications/progress', 'notifications/progress', 'three steps'])
+
+    h.send(req('b', 'tools/call', { name: 'waits', arguments: {} }))
+    await until(() => h.lines.some((m) => m.params?.progressToken === 'b'))
+    const token = h.lines.find((m) => m.params?.requestId === 'b')!.params.resumeToken
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b' } })
+    h.send(req('status', 'requests/getStatus', { requestId: 'b', resumeToken: token }))
+    await until(() => h.lines.some((m) => m.id === 'status' && m.result?.status === 'failed'), 5_000, 'the status to say it ended')
+    h.send(req('b', 'requests/resume', { resumeToken: token }))
+    await until(() => h.lines.some((m) => m.id === 'b' && m.error))
+    expect(h.lines.find((m) => m.id === 'b')!.error).toMatchObject({ code: -32602, message: /cancelled: Cancelled by the client/ })
+    for (const m of h.lines) {
+      const method = m.id === 'status' ? 'requests/getStatus' : m.id === 'b' ? 'requests/resume' : 'tools/call'
+      expect(validateServerMessage('2026-07-28', method, m)).toEqual([])
+    }
+    await h.stdio.close()
+  })
+})
