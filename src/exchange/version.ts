@@ -27,11 +27,13 @@ export function spokenVersion(server: McpServer, message: JsonRpcRequest, header
 
   const envelope = readEnvelope(params)
   const known = PROFILES.get(envelope.protocolVersion)
+  // An error speaks the dialect of the version the request names: its body's if we know it, else its header's.
+  const dialect = known?.era === 'modern' ? known : header ? PROFILES.get(header) : undefined
   if (header !== null && header !== envelope.protocolVersion) {
     const detail = header === undefined
       ? 'the required MCP-Protocol-Version header is missing'
       : `MCP-Protocol-Version header value '${header}' does not match body value '${envelope.protocolVersion}'`
-    throw new McpError(known?.headerMismatchCode ?? HEADER_MISMATCH, `Header mismatch: ${detail}`)
+    throw new McpError(dialect?.headerMismatchCode ?? HEADER_MISMATCH, `Header mismatch: ${detail}`)
   }
   if (known?.era !== 'modern') throw unsupported(server, envelope.protocolVersion, known?.unsupportedVersionCode)
   const profile = served(server, known.version)

@@ -54,7 +54,7 @@ const seed: Profile = {
   requiresClientInfo: true,
   serverInfoInDiscoverBody: true,
   serverInfoInResultMeta: false,
-  cacheFields: false,
+  // SEP-2549 reached the draft right after the seed; its schema admits the fields, and its clients expect them.
   listenResult: false,
   tasks: 'core',
 }

@@ -71,10 +71,9 @@ describe('2026-07-28', () => {
 })
 
 describe('DRAFT-2026-v1 (the seed draft)', () => {
-  it('discover carries serverInfo in its body and no caching hints', async () => {
+  it('discover carries serverInfo in its body, and the caching hints 2026-07-28 has (SEP-2549 reached the draft)', async () => {
     const { body } = await rpc(everything, 'server/discover', { _meta: SEED_META })
-    expect(body.result).toMatchObject({ resultType: 'complete', serverInfo: { name: 'mcp-edge-everything', version: '0.1.0' } })
-    expect(body.result).not.toHaveProperty('ttlMs')
+    expect(body.result).toMatchObject({ resultType: 'complete', serverInfo: { name: 'mcp-edge-everything', version: '0.1.0' }, ttlMs: 0, cacheScope: 'private' })
     expect(body.result).not.toHaveProperty('_meta')
   })
 

@@ -12,6 +12,7 @@ import { problems, REQUIRED, runConformance, summary, taskProblems } from '../he
 import { until } from '../helpers/async.js'
 import { startFunction, type LocalFunction } from '../helpers/lambda.js'
 import { REDIS_URL } from '../helpers/redis.js'
+import { draftWireChecks } from '../helpers/draft-checks.js'
 import { resumableChecks } from '../helpers/resumable-checks.js'
 import { recordingFetch } from '../helpers/wire.js'
 
@@ -110,4 +111,8 @@ describe('examples/everything on the local function URL', () => {
 // Two instances sharing Redis: the call runs on in the invocation that made it, after its client left.
 describe('examples/everything on the local function URL: resumable requests', () => {
   resumableChecks(() => [fn.url, fn.url])
+})
+
+describe('examples/everything on the local function URL: DRAFT-2026-v1 clients', () => {
+  draftWireChecks(() => fn.url)
 })

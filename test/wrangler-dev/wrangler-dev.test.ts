@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWranglerDev } from '../../scripts/wrangler-dev.js'
 import { until } from '../helpers/async.js'
 import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary } from '../helpers/conformance.js'
+import { draftWireChecks } from '../helpers/draft-checks.js'
 import { resumableChecks } from '../helpers/resumable-checks.js'
 
 let dev: Awaited<ReturnType<typeof startWranglerDev>>
@@ -80,4 +81,8 @@ describe('wrangler dev', () => {
 // The call runs on in its McpTask object after the client leaves; the resume reads it there.
 describe('wrangler dev: resumable requests', () => {
   resumableChecks(() => [`http://127.0.0.1:${port}/mcp`, `http://127.0.0.1:${port}/mcp`])
+})
+
+describe('wrangler dev: DRAFT-2026-v1 clients', () => {
+  draftWireChecks(() => `http://127.0.0.1:${port}/mcp`)
 })
