@@ -85,8 +85,6 @@ export function resumableRequests(options: ResumableOptions = {}): ResumableExte
     eras: ['modern'],
     async run(c) {
       const id = await openToken(c.runtime, c.params.resumeToken, c.id, c.principal)
-      const task = await service.store.get(id)
-      if (!task) throw invalidParams('The request has expired: no client came back for it in time')
       return follow(c, service, id, lastEventId(c), waitMs)
     },
   }
@@ -131,9 +129,11 @@ export function resumableRequests(options: ResumableOptions = {}): ResumableExte
   }
 }
 
-/** Declared in this request: as the seed has it (a top-level capability), or under `experimental`. */
-const optedIn = (c: Call): boolean =>
-  c.profile.era === 'modern' && !c.transport.buffered
+/**
+ * Declared in this request: as the seed has it (a top-level capability), or under `experimental`. Not where
+ * responses are delivered whole (Lambda behind an HTTP API): there is no stream to open with the policy.
+ */
+const optedIn = (c: Call): boolean => !c.transport.buffered
   && (isObject((c.client.capabilities as JsonObject)[RESUMABLE]) || isObject(c.client.capabilities.experimental?.[RESUMABLE]))
 
 /** A call the tasks extension runs as a task is durable already, the protocol's way. */

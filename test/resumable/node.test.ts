@@ -4,9 +4,10 @@
  * and resumes on another instance sharing the store. Every message is checked against the seed's schema.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, memoryTaskStore, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpError, McpServer, memoryTaskStore, type FetchHandler, type HandlerOptions } from '../../src/index.js'
 import { deferred, type Deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
+import { SEED_META } from '../helpers/tasks.js'
 import { META_2026, modernHeaders, TEST_SECRET } from '../helpers/server.js'
 import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 
@@ -29,6 +30,17 @@ function server(gates: Deferred[], aborted?: Deferred) {
       aborted?.resolve()
       return 'aborted'
     })
+    .tool('whoami', {}, (_args, ctx) => `${ctx.auth?.subject}`)
+    .tool('quiet', {}, async (_args, ctx) => {
+      ctx.progress(1)
+      await gates[0]?.promise
+      return 'quiet'
+    })
+    .tool('fails', {}, () => {
+      throw new McpError(-32042, 'no such thing')
+    })
+    .tool('job', { task: 'optional' }, () => 'job done')
+    .tool('must', { task: 'required' }, () => 'must done')
     .tool('ask', {}, async (_args, ctx) => {
       const answer = await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
       return `Hello, ${String(answer.content?.name)}`
@@ -102,8 +114,49 @@ describe('resumable requests', () => {
     expect(events.map((e) => /^id: (\d+)$/m.exec(e)?.[1])).toEqual(['2', '3', undefined])
     expect(rest.at(-1)).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: 'done' }] } })
     expect(await status()).toMatchObject({ status: 'completed', hasPendingMessage: false })
-    const again = await read(await post(a, 7, 'requests/resume', { resumeToken }), hasResult)
+    const again = await read(await post(a, 7, 'requests/resume', { resumeToken }, { headers: { 'last-event-id': 'x2' } }), hasResult)
     expect(again.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([1, 2, 3, 'done'])
+  })
+
+  it('streams each message as it is kept, and tells what a client has not had', async () => {
+    const gates = [deferred()]
+    const handler = createFetchHandler(server(gates), options())
+    const sent = await post(handler, 'live', 'tools/call', { name: 'slow', arguments: {} }, { meta: { progressToken: 'p' } })
+    const reader = sseMessages(sent.res.body!)
+    const policy = (await reader.next()).value as Message
+    const resumeToken = policy.params.resumeToken as string
+    // Kept after the stream read the record: it arrives because it was published, not re-read.
+    gates[0]!.resolve()
+    expect((await reader.next()).value).toMatchObject({ method: 'notifications/progress', params: { progress: 1 } })
+    expect((await reader.next()).value).toMatchObject({ id: 'live', result: { content: [{ text: 'done' }] } })
+    await reader.return(undefined)
+    const status = (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'live', resumeToken }))).result
+    expect(status).toMatchObject({ requestId: 'live', status: 'completed', hasPendingMessage: false, hasInputRequest: false })
+  })
+
+  it('a client that had every report so far has nothing pending while the call runs, and the response once it ends', async () => {
+    const gates = [deferred(), deferred()]
+    gates[0]!.resolve()
+    const handler = createFetchHandler(server(gates), options())
+    const [policy] = await read(await post(handler, 'p', 'tools/call', { name: 'slow', arguments: {} }, { meta: { progressToken: 'p' } }), (m) => m.length === 2)
+    const status = async () => (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'p', resumeToken: policy!.params.resumeToken }))).result
+    let now = await status()
+    while (now.hasPendingMessage) now = await new Promise((r) => setTimeout(r, 10)).then(status)
+    expect(now).toMatchObject({ status: 'processing', hasPendingMessage: false })
+    gates[1]!.resolve()
+    while (now.status === 'processing') now = await new Promise((r) => setTimeout(r, 10)).then(status)
+    expect(now).toMatchObject({ status: 'completed', hasPendingMessage: true })
+
+    // Every report had, only the response missing: still something pending.
+    const gate = [deferred()]
+    const quiet = createFetchHandler(server(gate), options())
+    const [p] = await read(await post(quiet, 'q', 'tools/call', { name: 'quiet', arguments: {} }, { meta: { progressToken: 'q' } }), (m) => m.length === 2)
+    const quietStatus = async () => (await json(await post(quiet, 's', 'requests/getStatus', { requestId: 'q', resumeToken: p!.params.resumeToken }))).result
+    let q = await quietStatus()
+    while (q.hasPendingMessage) q = await new Promise((r) => setTimeout(r, 10)).then(quietStatus)
+    gate[0]!.resolve()
+    while (q.status === 'processing') q = await new Promise((r) => setTimeout(r, 10)).then(quietStatus)
+    expect(q).toMatchObject({ status: 'completed', hasPendingMessage: true })
   })
 
   it('a call that needs input ends resumably with input_required; its retry, resumable too, completes', async () => {
@@ -116,6 +169,65 @@ describe('resumable requests', () => {
     }), hasResult)
     expect(retry[0]!.method).toBe('notifications/requests/resumePolicy')
     expect(retry.at(-1)!.result.content[0].text).toBe('Hello, Ada')
+    const asking = (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'q', resumeToken: first[0]!.params.resumeToken }))).result
+    expect(asking).toMatchObject({ status: 'completed', hasInputRequest: true })
+  })
+
+  it('runs the handler with the caller\'s identity; ends with the handler\'s JSON-RPC error when it fails', async () => {
+    const handler = createFetchHandler(server([]), options(memoryTaskStore(), { auth: namedUsers() }))
+    const who = await read(await post(handler, 'w', 'tools/call', { name: 'whoami', arguments: {} }, { user: 'alice' }), hasResult)
+    expect(who.at(-1)!.result.content[0].text).toBe('alice')
+    const failed = await read(await post(handler, 'f', 'tools/call', { name: 'fails', arguments: {} }, { user: 'alice' }), hasResult)
+    expect(failed.at(-1)).toMatchObject({ id: 'f', error: { code: -32042, message: 'no such thing' } })
+  })
+
+  it('leaves calls that run as tasks to the tasks extension, and responses delivered whole alone', async () => {
+    const handler = createFetchHandler(server([]), options())
+    const tasks = { ...RESUMABLE, extensions: { 'io.modelcontextprotocol/tasks': {} } }
+    expect((await json(await post(handler, 1, 'tools/call', { name: 'job', arguments: {} }, { capabilities: tasks }))).result).toMatchObject({ resultType: 'task' })
+    expect((await json(await post(handler, 2, 'tools/call', { name: 'must', arguments: {} }))).error).toMatchObject({ code: -32021 })
+    expect((await json(await post(handler, 5, 'tools/call', { name: 'must', arguments: {} }, { capabilities: tasks }))).result).toMatchObject({ resultType: 'task' })
+    expect((await read(await post(handler, 3, 'tools/call', { name: 'job', arguments: {} }), hasResult))[0]!.method).toBe('notifications/requests/resumePolicy')
+    expect((await read(await post(handler, 6, 'tools/call', { name: 'whoami', arguments: {} }, { capabilities: tasks }), hasResult))[0]!.method).toBe('notifications/requests/resumePolicy')
+    // The seed draft's client asks for a task with params.task: a task it gets.
+    const seedBody = { name: 'job', arguments: {}, task: {}, _meta: SEED_META({ resumableRequests: {} }) }
+    const seed = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: modernHeaders('tools/call', seedBody, 'DRAFT-2026-v1'), body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: seedBody }) }))
+    expect(((await seed.json()) as Message).result.task).toMatchObject({ status: 'working' })
+    const body = { name: 'slow', arguments: {}, _meta: META_2026(RESUMABLE) }
+    const whole = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: modernHeaders('tools/call', body), body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: body }) }), { buffered: true })
+    expect(whole.headers.get('content-type')).toBe('application/json')
+    expect(((await whole.json()) as Message).result.content[0].text).toBe('done')
+  })
+
+  it('a client asking for the status keeps a call alive past maxWait; its record stays readable as long', async () => {
+    const aborted = deferred()
+    const handler = createFetchHandler(server([], aborted), { resumable: { maxWaitMs: 300, leaseMs: 60 }, requestState: { secret: TEST_SECRET } })
+    const [policy] = await read(await post(handler, 'k', 'tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'k' } }), (m) => m.length === 2)
+    const status = async () => (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'k', resumeToken: policy!.params.resumeToken }))).result
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      expect(await status()).toMatchObject({ status: 'processing' })
+    }
+    expect(aborted.settled).toBe(false)
+    await aborted.promise
+    const gone = await json(await post(handler, 's', 'requests/getStatus', { requestId: 'k', resumeToken: policy!.params.resumeToken }))
+    expect(gone.result ?? gone.error).toMatchObject(gone.result ? { status: 'failed' } : { code: -32602 })
+
+    const done = createFetchHandler(server([]), { resumable: { maxWaitMs: 300 }, requestState: { secret: TEST_SECRET } })
+    const [p] = await read(await post(done, 'd', 'tools/call', { name: 'whoami', arguments: {} }), hasResult)
+    const asked = async () => (await json(await post(done, 's', 'requests/getStatus', { requestId: 'd', resumeToken: p!.params.resumeToken }))).result
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      expect(await asked()).toMatchObject({ status: 'completed' })
+    }
+  })
+
+  it('aborts the calls it runs when the server shuts down', async () => {
+    const aborted = deferred()
+    const handler = createFetchHandler(server([], aborted), options())
+    await read(await post(handler, 'x', 'tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'x' } }), (m) => m.length === 2)
+    await handler.close()
+    await aborted.promise
   })
 
   it('refuses a token for another id, another principal, or altered', async () => {
@@ -123,11 +235,14 @@ describe('resumable requests', () => {
     const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { auth: namedUsers() }))
     const [policy] = await read(await post(handler, 1, 'tools/call', { name: 'slow', arguments: {} }, { user: 'alice' }), (m) => m.length === 1)
     const resumeToken = policy!.params.resumeToken as string
+    // A requestState is sealed with the same key: it must not pass for a resume token.
+    const asked = (await json(await post(handler, 9, 'tools/call', { name: 'ask', arguments: {} }, { user: 'alice', capabilities: { elicitation: {} } }))).result
     const refusals = [
       [await post(handler, 2, 'requests/resume', { resumeToken }, { user: 'alice' }), /another id/],
       [await post(handler, 1, 'requests/resume', { resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 5, 'requests/getStatus', { requestId: 1, resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 1, 'requests/resume', { resumeToken: resumeToken.slice(0, -2) + (resumeToken.endsWith('AA') ? 'BB' : 'AA') }, { user: 'alice' }), /Invalid resumeToken/],
+      [await post(handler, 1, 'requests/resume', { resumeToken: asked.requestState }, { user: 'alice' }), /not a resume token/],
     ] as const
     for (const [sent, why] of refusals) expect((await json(sent)).error).toMatchObject({ code: -32602, message: expect.stringMatching(why) })
     gates[0]!.resolve()
@@ -164,6 +279,7 @@ describe('resumable requests', () => {
     expect((await json(sent)).result.content[0].text).toBe('done')
     const discover = await json(await post(handler, 2, 'server/discover', {}, { capabilities: {} }))
     expect(discover.result.capabilities.experimental).toEqual({ resumableRequests: {} })
-    expect(discover.result.capabilities.extensions).toBeUndefined()
+    // Only its task tools bring an extension: resumable requests add none.
+    expect(Object.keys(discover.result.capabilities.extensions)).toEqual(['io.modelcontextprotocol/tasks'])
   })
 })
