@@ -30,14 +30,6 @@ export interface ResumableOptions {
 /** The client capability, and the server's experimental one. */
 export const RESUMABLE = 'resumableRequests'
 
-/**
- * Resumable requests, as the seed draft proposed them (SEP-975, never merged): a client that declares
- * `resumableRequests` gets its `tools/call` as a stream that opens with `notifications/requests/resumePolicy`.
- * From then on leaving does not cancel the call: its handler runs on in a task runner, its messages are kept
- * with it, and `requests/resume` (the same JSON-RPC id, the token) streams what was missed and the response,
- * on any instance sharing the store. Nothing changes for clients that do not declare it; tasks are the
- * protocol's own way to durable work, and a call that runs as a task stays one.
- */
 export interface ResumableExtension extends Extension {
   /** Runs a resumable request leased to `holder` here (what a store that runs tasks itself calls). */
   run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
@@ -47,6 +39,14 @@ export interface ResumableExtension extends Extension {
 export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
   runtime.extensions.find((e): e is ResumableExtension => e.id === RESUMABLE && 'run' in e)
 
+/**
+ * Resumable requests, as the seed draft proposed them (SEP-975, never merged): a client that declares
+ * `resumableRequests` gets its `tools/call` as a stream that opens with `notifications/requests/resumePolicy`.
+ * From then on leaving does not cancel the call: its handler runs on in a task runner, its messages are kept
+ * with it, and `requests/resume` (the same JSON-RPC id, the token) streams what was missed and the response,
+ * on any instance sharing the store. Nothing changes for clients that do not declare it; tasks are the
+ * protocol's own way to durable work, and a call that runs as a task stays one.
+ */
 export function resumableRequests(options: ResumableOptions = {}): ResumableExtension {
   const waitMs = options.maxWaitMs ?? 60_000
   const service: TaskService = {
