@@ -15,7 +15,7 @@ const SHA = createHash('sha1').update(SCRIPT).digest('hex')
  * How long the caller waits beyond the deadline before calling the publish failed: the reply of a publish
  * Redis accepted just in time must have room to arrive, and the clock offset may be off by half a round trip.
  */
-export const DEADLINE_SLACK_MS = 500
+const DEADLINE_SLACK_MS = 500
 
 export interface DeadlinePublisher {
   /**
@@ -25,7 +25,6 @@ export interface DeadlinePublisher {
   publish(channel: string, message: string, deadline: number): Promise<void>
   /** Reads Redis's clock (TIME): deadlines are set in it, so the two machines' clocks need not agree. */
   sync(): Promise<void>
-  readonly synced: boolean
 }
 
 export function deadlinePublisher(redis: Redis): DeadlinePublisher {
@@ -41,9 +40,6 @@ export function deadlinePublisher(redis: Redis): DeadlinePublisher {
     }
   }
   return {
-    get synced() {
-      return offset !== undefined
-    },
     async sync() {
       const sent = Date.now()
       const [seconds, micros] = await redis.time()

@@ -30,7 +30,7 @@ export async function follow(call: Call, service: TaskService, id: string, from:
   }
   const gone = () => wake?.()
   const subscription = await runtime.backplane.subscribe([taskTopic(id)], poke)
-  transport.cancel.signal.addEventListener('abort', gone)
+  transport.cancel.onAbort(gone)
   const renew = setInterval(() => {
     change(runtime, service, id, (t) => waited(t, waitMs)).catch((e) => runtime.report(e, { during: 'resumable renew', requestId: id }))
   }, Math.max(10, waitMs / 3))
@@ -55,7 +55,7 @@ export async function follow(call: Call, service: TaskService, id: string, from:
     }
   } finally {
     clearInterval(renew)
-    transport.cancel.signal.removeEventListener('abort', gone)
+    transport.cancel.offAbort(gone)
     await subscription.close().catch((e) => runtime.report(e, { during: 'resumable close', requestId: id }))
     // Where a request has no stream of its own to leave (stdio: no headers), its abort is a cancellation.
     const cancelled = transport.cancel.aborted && transport.versionHeader === null
