@@ -1,4 +1,4 @@
-import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -16,6 +16,9 @@ const OTHER_PROCESS = [
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
+// `npm run test:node24` (the second Node of .ci/run): the tests whose server runs in this process, plus the
+// conformance suite; the process-spawning rest runs once, on Node 22.
+const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
 
 export default defineConfig({
@@ -27,7 +30,10 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/workers/**', 'node_modules/**', ...(mutating ? OTHER_PROCESS : [])],
+          exclude: [
+            'test/workers/**', 'node_modules/**',
+            ...(mutating ? OTHER_PROCESS : inProcess ? OTHER_PROCESS.filter((glob) => glob !== 'test/conformance/**') : []),
+          ],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
           globalSetup: ['test/setup/redis.ts', 'test/setup/lambda.ts'],
           testTimeout: 30_000,

@@ -15,7 +15,7 @@ import { fmt, machine, writeSection } from './report.js'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } })
 const RUNS = Number(values.runs)
-const COMPAT = { compatibilityDate: '2026-04-26', compatibilityFlags: ['enable_request_signal'] }
+const COMPAT = { compatibilityDate: '2026-11-02', compatibilityFlags: ['enable_request_signal'] }
 
 const WORKERS = [
   { name: 'empty Worker (baseline)', entry: 'empty.ts' },

@@ -20,7 +20,7 @@ export async function buildLambda(entry = 'examples/everything/lambda.ts', outdi
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',

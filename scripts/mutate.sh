@@ -6,6 +6,7 @@
 # to both runs, e.g. `npm run mutate -- --force` to run all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export NODE_OPTIONS="${NODE_OPTIONS:-} --import $PWD/scripts/stryker-typescript.mjs"
 ./node_modules/.bin/stryker run stryker.config.json "$@"
 MCP_EDGE_MUTATE=workers ./node_modules/.bin/stryker run stryker.workers.config.json "$@"
 exec ./node_modules/.bin/tsx scripts/mutation-report.ts reports/mutation/mutation.json reports/mutation/mutation-workers.json

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -64,7 +65,9 @@ export interface FunctionUrl {
 /** The largest request payload Lambda takes for a streaming invocation (6 MB). */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024
 const PRELUDE_TYPE = 'application/vnd.awslambda.http-integration-response'
-const ric = join(dirname(createRequire(import.meta.url).resolve('aws-lambda-ric')), '..', 'bin', 'index.mjs')
+// The package's own bin, wherever a release keeps it (bin/index.mjs in 3.x, index.mjs in 4.x).
+const ricManifest = createRequire(import.meta.url).resolve('aws-lambda-ric/package.json')
+const ric = join(dirname(ricManifest), (JSON.parse(readFileSync(ricManifest, 'utf8')) as { bin: Record<string, string> }).bin['aws-lambda-ric']!)
 
 /** One runtime process: the real runtime client loading `handler` from `root`, polling the Runtime API at `api`. */
 export function spawnRuntime(root: string, handler: string, api: string, env: FunctionUrlOptions['env'] = {}): ChildProcess {
@@ -77,6 +80,9 @@ export function spawnRuntime(root: string, handler: string, api: string, env: Fu
       AWS_LAMBDA_FUNCTION_NAME: 'mcp-edge',
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+      // The runtime client refuses to start an invocation without them (aws-lambda-ric 4).
+      AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/mcp-edge',
+      AWS_LAMBDA_LOG_STREAM_NAME: `local/${process.pid}`,
       LAMBDA_TASK_ROOT: root,
       _HANDLER: handler,
       NODE_OPTIONS: '',

@@ -6,8 +6,6 @@ import { join } from 'node:path'
 
 const ROOT = process.cwd()
 const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
-// The CLI needs fs.globSync (Node 22); this hook supplies it on Node 20.
-const REGISTER = join(ROOT, 'test/conformance/register.mjs')
 
 export interface Check { id: string; status: string; errorMessage?: string }
 
@@ -38,7 +36,7 @@ export const taskProblems = (results: Map<string, Check[]>) => [
 export function runConformance(url: string, args: string[]): Promise<{ code: number; output: string; results: Map<string, Check[]> }> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', REGISTER, CLI, 'server', '--url', url, ...args, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI, 'server', '--url', url, ...args, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (c) => (output += c))
     child.stderr.on('data', (c) => (output += c))

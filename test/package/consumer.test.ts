@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack` (which builds), the tarball installed into an empty ESM project
- * whose tsconfig.json is what `tsc --init` writes, every ```ts block of README.md type-checked there, then
- * one tools/call through the installed package in plain Node.
+ * whose tsconfig.json is what `tsc --init` writes, every ```ts block of README.md type-checked there by the
+ * current TypeScript (7.x) and by 5.9, each with its own `tsc --init` defaults, then one tools/call through
+ * the installed package in plain Node.
  *
  * README convention. Every ```ts block is a program of its own, checked with the imports it writes: with
  * Worker types (@cloudflare/workers-types) when it imports mcp-edge/cloudflare or names a Worker API, with
@@ -14,7 +15,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { installPacked, run, type Consumer } from './install-packed.js'
+import { COMPILERS, installPacked, run, type Compiler, type Consumer } from './install-packed.js'
 import { readmeBlocks, type ReadmeBlock } from './readme-blocks.js'
 
 // A block that must fail, per program: a check that passes everything (files left out, types not loaded)
@@ -40,21 +41,20 @@ function parseDiagnostics(output: string): { diagnostics: Diagnostic[]; other: s
 }
 
 /** Type-checks blocks in one program; returns, per block that fails, its errors at README positions. */
-async function typeCheck(consumer: Consumer, blocks: ReadmeBlock[], types: 'node' | 'workers'): Promise<string[]> {
+async function typeCheck(consumer: Consumer, compiler: Compiler, blocks: ReadmeBlock[], types: 'node' | 'workers'): Promise<string[]> {
   const fileOf = (b: ReadmeBlock) => `blocks/readme-${b.line}.ts`
   mkdirSync(join(consumer.dir, 'blocks'), { recursive: true })
   for (const b of blocks) writeFileSync(join(consumer.dir, fileOf(b)), `${b.code}\n`)
   const canary = `blocks/canary-${types}.ts`
   writeFileSync(join(consumer.dir, canary), CANARY[types])
-  const config = `tsconfig.${types}.json`
+  const config = `tsconfig.${types}.${compiler.name}.json`
   writeFileSync(join(consumer.dir, config), JSON.stringify({
-    extends: './tsconfig.json',
+    extends: `./${compiler.tsconfig}`,
     compilerOptions: { types: [types === 'node' ? 'node' : '@cloudflare/workers-types'] },
     files: [canary, ...blocks.map(fileOf)],
   }, null, 2))
 
-  const tsc = join(consumer.dir, 'node_modules/typescript/bin/tsc')
-  const output = await run(process.execPath, [tsc, '-p', config, '--noEmit', '--pretty', 'false'], { cwd: consumer.dir })
+  const output = await run(process.execPath, [compiler.tsc, '-p', config, '--noEmit', '--pretty', 'false'], { cwd: consumer.dir })
     .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || String(error))
   const { diagnostics, other } = parseDiagnostics(output)
   expect(other, 'tsc output that is not a diagnostic').toEqual([])
@@ -66,7 +66,7 @@ async function typeCheck(consumer: Consumer, blocks: ReadmeBlock[], types: 'node
     const own = diagnostics.filter((d) => d.file === fileOf(b))
     if (own.length === 0) return []
     const errors = own.map((d) => `  README.md:${b.lines[d.line - 1] ?? b.lines.at(-1)}:${d.column} ${d.code} ${d.message}`)
-    return [`README.md:${b.line}, checked with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
+    return [`README.md:${b.line}, checked by TypeScript ${compiler.version} with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
   })
 }
 
@@ -77,15 +77,28 @@ describe('the packed package in a consumer project', () => {
   }, 180_000)
   afterAll(() => consumer?.remove())
 
-  it('type-checks every ```ts block of README.md under the tsconfig.json of tsc --init', async () => {
+  it.for([...COMPILERS])('type-checks every ```ts block of README.md with %s, under the tsconfig.json its tsc --init writes', { timeout: 120_000 }, async (name) => {
+    const compiler = consumer.compilers.find((c) => c.name === name)!
+    expect(compiler.version).toMatch(name === 'typescript' ? /^7\./ : /^5\.9\./)
     const blocks = readmeBlocks(readFileSync('README.md', 'utf8'))
     expect(blocks.length).toBeGreaterThan(0)
     const failures = [
-      ...await typeCheck(consumer, blocks.filter((b) => !b.workers), 'node'),
-      ...await typeCheck(consumer, blocks.filter((b) => b.workers), 'workers'),
+      ...await typeCheck(consumer, compiler, blocks.filter((b) => !b.workers), 'node'),
+      ...await typeCheck(consumer, compiler, blocks.filter((b) => b.workers), 'workers'),
     ]
     if (failures.length > 0) throw new Error(`${failures.length} of ${blocks.length} README blocks do not type-check:\n\n${failures.join('\n\n')}`)
-  }, 120_000)
+  })
+
+  it('is clean under publint (strict) and arethetypeswrong for an ESM-only package', async () => {
+    const bin = (name: string) => join(process.cwd(), 'node_modules/.bin', name)
+    const lint = await run(bin('publint'), ['run', consumer.tarball, '--strict'])
+    expect(lint.stdout).toContain('All good!')
+    // attw exits 1 on any problem its profile counts; the JSON names every problem, ignored or not. An
+    // ESM-only package cannot be required (node16-cjs) or resolved without exports (node10): nothing else.
+    const types = await run(bin('attw'), [consumer.tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 16 << 20 })
+    const problems = Object.values(JSON.parse(types.stdout).problems as Record<string, Array<{ kind: string; entrypoint: string; resolutionKind?: string }>>).flat()
+    expect(problems.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs')).toEqual([])
+  }, 60_000)
 
   it('answers a tools/call through the installed package, in plain Node', async () => {
     copyFileSync('test/package/smoke.mjs', join(consumer.dir, 'smoke.mjs'))

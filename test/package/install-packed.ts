@@ -1,6 +1,6 @@
 /** An empty ESM project in a temp dir with this repository's `npm pack` tarball installed, without network. */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -8,12 +8,27 @@ import { promisify } from 'node:util'
 export const run = promisify(execFile)
 const ROOT = process.cwd()
 
-/** What README snippets import besides mcp-edge, and the compiler and types to check them with. */
-const README_NEEDS = ['zod', 'hono', 'ioredis', 'typescript', '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider']
+/**
+ * The compilers a user may have: the current TypeScript, and 5.9, the last before the native port, which
+ * many projects and tools still pin (package.json installs it as `typescript-5`).
+ */
+export const COMPILERS = ['typescript', 'typescript-5'] as const
+
+/** What README snippets import besides mcp-edge, and the types to check them with. */
+const README_NEEDS = ['zod', 'hono', 'ioredis', ...COMPILERS, '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider']
+
+export interface Compiler {
+  name: (typeof COMPILERS)[number]
+  version: string
+  tsc: string
+  /** What this compiler's `tsc --init` wrote, in the consumer's folder. */
+  tsconfig: string
+}
 
 export interface Consumer {
   dir: string
   tarball: string
+  compilers: Compiler[]
   remove(): void
 }
 
@@ -45,12 +60,24 @@ export async function installPacked(): Promise<Consumer> {
     for (const name of new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), ...README_NEEDS])) {
       linkFromRepository(dir, name)
     }
-    await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '--init'], { cwd: dir })
-    return { dir, tarball, remove }
+    const compilers = await Promise.all(COMPILERS.map((name) => initTypeScript(dir, name)))
+    return { dir, tarball, compilers, remove }
   } catch (error) {
     remove()
     throw error
   }
+}
+
+/** `tsc --init` of one compiler, in a folder of its own (it always writes tsconfig.json), moved beside the project's. */
+async function initTypeScript(dir: string, name: Compiler['name']): Promise<Compiler> {
+  const tsc = join(dir, 'node_modules', name, 'bin/tsc')
+  const scratch = mkdtempSync(join(dir, '.init-'))
+  await run(process.execPath, [tsc, '--init'], { cwd: scratch })
+  const tsconfig = `tsconfig.${name}.json`
+  renameSync(join(scratch, 'tsconfig.json'), join(dir, tsconfig))
+  rmSync(scratch, { recursive: true })
+  const { version } = JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+  return { name, version, tsc, tsconfig }
 }
 
 function linkFromRepository(dir: string, name: string) {
