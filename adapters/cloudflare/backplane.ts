@@ -43,6 +43,7 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
     return ns.get(ns.idFromName(`${name}${shard}`))
   }
   return {
+    kind: 'durable-objects',
     async publish(event) {
       await hub(shardOf(event.topic, shards)).publish(tagOf(event.topic), JSON.stringify(event))
     },

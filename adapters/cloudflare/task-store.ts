@@ -17,6 +17,7 @@ export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): Ta
     return namespace.get(namespace.idFromName(id))
   }
   return {
+    kind: 'durable-objects',
     create: async (task) => object(task.id).create(task),
     // RPC gives back a structured clone: the record as stored.
     get: async (id) => (await object(id).get(id)) as TaskRecord | undefined,

@@ -10,7 +10,7 @@ export type RedisSharedSecretOptions = RedisConnectionOptions
  * It stays until deleted; deleting it makes the states in flight unreadable, as any change of secret does.
  */
 export function redisSharedSecret(options: RedisSharedSecretOptions = {}): SecretSource & { close(): Promise<void> } {
-  const { redis, prefix, close } = connection(options)
+  const { redis, prefix, close } = connection(options, 'Redis shared secret')
   const key = `${prefix}request-state-secret`
   const source = async () => {
     const made = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')

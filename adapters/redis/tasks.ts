@@ -56,7 +56,7 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  * so any instance reading the primary sees it next (a failover to a replica that lagged can still lose it).
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore & { close(): Promise<void> } {
-  const { prefix, close, ...connected } = connection(options)
+  const { prefix, close, ...connected } = connection(options, 'Redis task store')
   const redis = connected.redis as Scripted
   redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 2, lua: CREATE })
   redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
@@ -72,6 +72,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
   }
 
   return {
+    kind: 'redis',
     async create(task) {
       if (!(await redis.mcpEdgeTaskCreate(key(task.id), index(task.owner), String(task.version), JSON.stringify(task), task.expiresAt, task.createdAt, task.id))) {
         throw new Error(`task ${task.id} exists`)

@@ -25,6 +25,11 @@ export interface Subscription {
 }
 
 export interface Backplane {
+  /**
+   * What it is, in a word or two (`memory`, `redis`, `durable-objects`): what start-up lines show. Optional;
+   * one without it is shown as `custom`.
+   */
+  readonly kind?: string | undefined
   publish(event: ChangeEvent): Promise<void>
   /** Resolves once events on these topics are delivered to `listener`. */
   subscribe(topics: readonly string[], listener: Listener): Promise<Subscription>
@@ -102,6 +107,7 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
     }
   }
   return {
+    kind: 'memory',
     get size() {
       return all.size
     },

@@ -56,6 +56,8 @@ export interface TaskRecord {
  * - a task may be forgotten from `expiresAt` on, and must not be before.
  */
 export interface TaskStore {
+  /** What it is, in a word or two (`memory`, `redis`, `durable-objects`): what start-up lines show; optional. */
+  readonly kind?: string | undefined
   /** Stores a new task (version 1). Rejects if the id exists. */
   create(task: TaskRecord): Promise<void>
   /** The task, or undefined when it does not exist or has expired. */
@@ -106,6 +108,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     return task && task.expiresAt > Date.now() ? task : undefined
   }
   return {
+    kind: 'memory',
     get size() {
       return tasks.size
     },
