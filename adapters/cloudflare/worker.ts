@@ -148,7 +148,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     async fetch(request, env, ctx) {
       const handler = handlerFor(env)
       const pathname = new URL(request.url).pathname
-      if (pathname !== path && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
+      if (pathname !== path && pathname !== options.healthPath && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
       return handler(request, {
         env, waitUntil: (p) => ctx.waitUntil(p), auth: ctx.auth && providerAuth(ctx, authFor(env)?.resource),
         // Set by Cloudflare's edge, whatever the client sends.

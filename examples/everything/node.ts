@@ -36,5 +36,5 @@ running.http.once('close', () => {
   void store?.close()
   void sharedSecret?.close()
 })
-const notes = [redis && 'Redis backplane and task store', auth && `tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`].filter(Boolean)
-console.error(`mcp-edge everything server listening on ${running.url}${notes.length ? ` (${notes.join('; ')})` : ''}`)
+// serve() said where it listens and with what; the issuer is this example's own.
+if (auth) console.error(`mcp-edge: tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`)

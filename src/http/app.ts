@@ -14,10 +14,11 @@ export interface AppOptions extends HandlerOptions {
  * metadata; mount it in a larger app with `app.route('/', ...)`. `close` ends its listen streams
  * gracefully; `notify` reaches them on every instance.
  */
-export function createApp(server: McpServer, options: AppOptions = {}): Hono & Pick<FetchHandler, 'close' | 'abort' | 'notify'> {
+export function createApp(server: McpServer, options: AppOptions = {}): Hono & Pick<FetchHandler, 'close' | 'abort' | 'notify' | 'summary'> {
   const handler = createFetchHandler(server, options)
   const app = new Hono()
   const platform = options.platform ?? ((env) => ({ env }))
-  for (const path of [options.path ?? '/mcp', ...handler.metadataPaths]) app.all(path, (c) => handler(c.req.raw, platform(c.env)))
-  return Object.assign(app, { close: handler.close, abort: handler.abort, notify: handler.notify })
+  const paths = [options.path ?? '/mcp', ...handler.metadataPaths, ...(options.healthPath ? [options.healthPath] : [])]
+  for (const path of paths) app.all(path, (c) => handler(c.req.raw, platform(c.env)))
+  return Object.assign(app, { close: handler.close, abort: handler.abort, notify: handler.notify, summary: handler.summary })
 }

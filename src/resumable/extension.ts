@@ -31,6 +31,8 @@ export interface ResumableOptions {
 export const RESUMABLE = 'resumableRequests'
 
 export interface ResumableExtension extends Extension {
+  /** Where its requests and their messages are kept. */
+  readonly store: TaskStore
   /** Runs a resumable request leased to `holder` here (what a store that runs tasks itself calls). */
   run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
 }
@@ -110,6 +112,7 @@ export function resumableRequests(options: ResumableOptions = {}): ResumableExte
 
   return {
     id: RESUMABLE,
+    store: service.store,
     capability: null,
     methods: [resume, getStatus],
     wraps: {

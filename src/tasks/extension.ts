@@ -41,6 +41,8 @@ const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
 const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
 
 export interface TasksExtension extends Extension {
+  /** Where its tasks live. */
+  readonly store: TaskStore
   /**
    * Runs a task leased to `holder` here, to its next stop (an outcome, or input it waits for): what a store
    * that runs tasks itself (TaskStore.start) calls where the task lives.
@@ -187,6 +189,7 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
 
   return {
     id: TASKS,
+    store: service.store,
     methods: [call, listTools, get, update, cancel, inputResponse, result, list],
     advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
     async run(runtime, id, holder, host) {
