@@ -7,6 +7,7 @@ import { durableSharedSecret } from './shared-secret.js'
 import { durableUsedStates } from './used-states.js'
 import type { TaskObject } from './task-object.js'
 import { durableTaskStore } from './task-store.js'
+import { warnOnce } from './warn-once.js'
 
 export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
   /**
@@ -93,7 +94,11 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   const hubs = () => namespace!
   const secret = options.requestState?.secret ?? (typeof bindings[secretName] === 'string' && bindings[secretName] !== '' ? bindings[secretName] : undefined)
     ?? (namespace ? durableSharedSecret({ namespace: hubs }) : undefined)
-  if (secret === undefined) console.warn(`mcp-edge: no ${secretName} and no ${hubName}: input requests work only while one isolate answers every round`)
+  if (secret === undefined) warnOnce(`mcp-edge: no ${secretName} and no ${hubName}: input requests work only while one isolate answers every round`)
+  if (!namespace && !options.backplane) {
+    warnOnce(`mcp-edge: no ${hubName} binding: listen streams hear only of changes made in their own isolate (a tool call or notify(env) `
+      + `in another isolate reaches none of them). Bind the McpHub Durable Object as ${hubName} and export { McpHub } from 'mcp-edge/cloudflare' (README, Deploy to Cloudflare).`)
+  }
   // `true` would mean this isolate's memory, which another isolate answering the retry does not see.
   const singleUse = options.requestState?.singleUse ?? bindings.MCP_REQUEST_STATE_SINGLE_USE === 'true'
   const { onError } = options
@@ -102,6 +107,14 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
     backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: hubs, shards: options.shards, onError: backplaneError }) : undefined),
     requestState: { ...options.requestState, secret, singleUse: singleUse === true && namespace ? durableUsedStates({ namespace: hubs }) : singleUse },
   }
+}
+
+/** Says which durable work lives in the isolate's memory for want of the task binding, if any does. */
+function inIsolateMemory(binding: string, tasks: unknown, resumable: unknown): void {
+  const what = [tasks && 'tasks', resumable && 'resumable requests'].filter(Boolean)
+  if (what.length === 0) return
+  warnOnce(`mcp-edge: no ${binding} binding: ${what.join(' and ')} live in this isolate's memory, so a request about one `
+    + `that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as ${binding} (README, Deploy to Cloudflare).`)
 }
 
 /**
@@ -121,9 +134,11 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     let handler = handlers.get(env)
     if (handler) return handler
     const bindings = env as Record<string, unknown>
-    const tasks = bindings[options.taskBinding ?? 'MCP_TASKS'] as DurableObjectNamespace<TaskObject> | undefined
+    const taskName = options.taskBinding ?? 'MCP_TASKS'
+    const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
     const durable = tasks && durableTaskStore({ namespace: () => tasks })
     const resumable = options.resumable === true ? {} : options.resumable
+    if (!durable) inIsolateMemory(taskName, (options.tasks || server.usesTasks) && !options.tasks?.store, resumable && !resumable.store && !options.tasks?.store)
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
