@@ -1,4 +1,5 @@
-import { fnv1a, parseEvent, RESYNC, shardOf, type Backplane, type Listener, type Subscription } from '../../src/index.js'
+import { fnv1a, parseEvent, shardOf } from '../../src/core.js'
+import { RESYNC, type Backplane, type Listener, type Subscription } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
 /** Cloudflare allows at most 10 tags per hibernatable WebSocket. */

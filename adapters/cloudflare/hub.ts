@@ -23,7 +23,7 @@ export class McpHub extends DurableObject {
     return new Response(null, { status: 101, webSocket: client })
   }
 
-  /** Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
+  /** @internal Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
   async publish(tag: string, message: string): Promise<number> {
     // Disjoint lists: a socket tagged ALL_TOPICS has no other tag (parseTags).
     const sockets = tag === ALL_TOPICS ? this.ctx.getWebSockets(ALL_TOPICS) : [...this.ctx.getWebSockets(tag), ...this.ctx.getWebSockets(ALL_TOPICS)]
@@ -39,12 +39,12 @@ export class McpHub extends DurableObject {
     return sent
   }
 
-  /** The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
+  /** @internal The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
   requestStateSecret(): string {
     return keptSecret(this.ctx.storage)
   }
 
-  /** True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
+  /** @internal True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
   claimState(id: string, untilMs: number): Promise<boolean> {
     return claimIn(this.ctx.storage, id, untilMs)
   }

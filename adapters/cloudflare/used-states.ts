@@ -1,4 +1,5 @@
-import { shardOf, type UsedStates } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import type { UsedStates } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
 export interface DurableUsedStatesOptions {

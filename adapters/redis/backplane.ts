@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import { memoryBackplane, parseEvent, RESYNC, type Backplane } from '../../src/index.js'
+import { parseEvent } from '../../src/core.js'
+import { memoryBackplane, RESYNC, type Backplane } from '../../src/index.js'
 import { logOutage, redisAddress, unreachable } from './outage.js'
 import { deadlinePublisher } from './publish.js'
 

@@ -110,7 +110,7 @@ export function missingScopes(entry: { scopes: Scopes | undefined }, asker: Aske
  */
 export class McpServer {
   readonly info: Implementation
-  /** `_meta` naming this server, shared by every result that has no `_meta` of its own. */
+  /** @internal `_meta` naming this server, shared by every result that has no `_meta` of its own. */
   readonly infoMeta: Readonly<Record<string, Implementation>>
   readonly options: ServerOptions
   readonly versions: readonly string[]
@@ -252,13 +252,14 @@ export class McpServer {
     return () => this.#listeners.delete(listener)
   }
 
-  /** The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
+  /** @internal The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
   find<K extends Kind>(kind: K, name: string, asker: Asker): Entries[K] | undefined {
     const entry = this.#entries[kind].get(name)
     return entry && shown(entry, asker) ? entry : undefined
   }
 
   /**
+   * @internal
    * The enabled entries the asker may see, in registration order; with `inScope`, only those whose scopes
    * it was granted too.
    */
@@ -271,12 +272,12 @@ export class McpServer {
     return [...this.#entries.tool.values()].some((e) => e.task !== undefined)
   }
 
-  /** Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */
+  /** @internal Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */
   hidesSome(kind: Kind): boolean {
     return this.#hiding.has(kind)
   }
 
-  /** The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
+  /** @internal The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
   listed<K extends Kind>(kind: K, asker: Asker, inScope = false): Wire[K][] {
     const wire = WIRE[kind] as (e: Entries[K]) => Wire[K]
     if (this.hidesSome(kind)) return this.entries(kind, asker, inScope).map(wire)
@@ -285,6 +286,7 @@ export class McpServer {
     return items as Wire[K][]
   }
 
+  /** @internal */
   cachePolicy(kind: ListName | 'discover' | 'read'): CachePolicy {
     const policy = this.options.cache?.[kind] ?? DEFAULT_CACHE
     // A list that differs by who asks must not be shared by caches between askers.
