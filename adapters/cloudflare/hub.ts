@@ -10,6 +10,19 @@ import { claimIn, sweepUsedStates } from './used-states.js'
  * accepts sockets through the hibernation API and keeps nothing in fields, so it can be evicted between
  * events without losing anyone: the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
  * deployment must share without a binding of its own: the requestState secret and single-use claims.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // wrangler.toml: a durable_objects binding MCP_HUB of class McpHub, and a new_sqlite_classes migration for it.
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * export default createWorker(server)
+ * ```
  */
 export class McpHub extends DurableObject {
   override async fetch(request: Request): Promise<Response> {

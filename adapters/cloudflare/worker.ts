@@ -124,6 +124,18 @@ function inIsolateMemory(binding: string, tasks: unknown, resumable: unknown): v
  * module under the names wrangler.toml binds: `export { McpHub } from 'mcp-edge/cloudflare'` and
  * `export class McpTask extends taskObject(worker) {}`.
  * `Env` is your bindings' type (what `wrangler types` generates); the server definition is never changed.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'   // the fan-out Durable Object, bound as MCP_HUB in wrangler.toml
+ * export default createWorker(server)
+ * ```
  */
 export function createWorker<Env extends object = Record<string, unknown>>(server: McpServer, options: WorkerOptions = {}): McpWorker<Env> {
   // Bindings exist only once a request (or event) brings them: one handler per env, made on first use.

@@ -42,7 +42,22 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Serves one McpServer over node:http. Resolves once listening. */
+/**
+ * Serves one McpServer over node:http. Resolves once listening.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * const running = await serve(server, { port: 3000, healthPath: '/healthz' })
+ * // stderr: mcp-edge: listening on http://127.0.0.1:3000/mcp | versions ... | backplane memory | auth off | ...
+ * await running.notify.toolsChanged()   // tells listen streams; SIGTERM or running.close() stops gracefully
+ * ```
+ */
 export async function serve(server: McpServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const log = options.log === false ? () => {} : (options.log ?? ((line: string) => console.error(line)))

@@ -50,6 +50,21 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
  * published here come back through Redis like everyone else's, so each is delivered exactly once. When the
  * subscriber connection comes back after a loss or a stall, every local subscriber gets a resync, because
  * whatever was published meanwhile is gone (pub/sub keeps nothing).
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ * import { redisBackplane } from 'mcp-edge/redis'   // needs ioredis
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * const backplane = redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'news:' })
+ * const running = await serve(server, { backplane })
+ * await running.notify.resourceUpdated('news://latest')   // every process's listen streams hear of it
+ * running.http.once('close', () => void backplane.close())
+ * ```
  */
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
   const prefix = options.prefix ?? 'mcp-edge:'

@@ -104,6 +104,18 @@ interface HandlerContext {
  * The whole stateless request path as a Web-standard fetch handler: it answers whatever path it is given,
  * so mount it where the MCP endpoint should be (`createApp` does that on Hono). The server definition and
  * the deployment's services (options) make one runtime, shared by every request.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'hello', version: '1.0.0' })
+ *   .tool('hello', { description: 'Says hello' }, () => 'Hello')
+ * const handler = createFetchHandler(server, { allowedHosts: ['mcp.example.com'], healthPath: '/healthz' })
+ *
+ * // Deno, Bun or any host of the Fetch API; route the endpoint (and healthPath) to it.
+ * export default { fetch: (request: Request) => handler(request) }
+ * ```
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
   const runtime = createRuntime(server, options)

@@ -60,6 +60,17 @@ export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
  * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
  * Requests at the seed draft get its core tasks from the same store (./seed.ts). Served by every runtime
  * whose server has a task tool (src/exchange/runtime.ts), so it is rarely made by hand.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, memoryTaskStore, tasksExtension } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * // Usually the `tasks` option makes it: `createFetchHandler(server, { tasks: { ttlMs } })`.
+ * export const handler = createFetchHandler(server, { extensions: [tasksExtension({ store: memoryTaskStore(), ttlMs: 10 * 60_000 })] })
+ * ```
  */
 export function tasksExtension(options: TaskOptions = {}): TasksExtension {
   const settings: TaskSettings = {
