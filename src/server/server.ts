@@ -120,10 +120,13 @@ export function missingScopes(entry: { scopes: Scopes | undefined }, asker: Aske
  * ```
  */
 export class McpServer {
+  /** Who it is, as `serverInfo` shows it: name, version, title, description, website, icons. */
   readonly info: Implementation
   /** @internal `_meta` naming this server, shared by every result that has no `_meta` of its own. */
   readonly infoMeta: Readonly<Record<string, Implementation>>
+  /** The options it was made with. */
   readonly options: ServerOptions
+  /** The protocol versions it serves, newest first. */
   readonly versions: readonly string[]
 
   readonly #entries: { [K in Kind]: Map<string, Entries[K]> } = {
