@@ -8,7 +8,7 @@ import { tasksOf } from '../tasks/extension.js'
  * A store or backplane is named by its `kind` (`memory`, `redis`, `durable-objects`; `custom` if it has none).
  */
 export interface HandlerSummary {
-  /** Protocol versions served, newest first. */
+  /** Protocol versions served (McpServer.versions). */
   readonly versions: readonly string[]
   readonly backplane: string
   /** Whether requests are authenticated (the `auth` option). */

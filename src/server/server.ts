@@ -126,7 +126,7 @@ export class McpServer {
   readonly infoMeta: Readonly<Record<string, Implementation>>
   /** The options it was made with. */
   readonly options: ServerOptions
-  /** The protocol versions it serves, newest first. */
+  /** The protocol versions it serves. */
   readonly versions: readonly string[]
 
   readonly #entries: { [K in Kind]: Map<string, Entries[K]> } = {
