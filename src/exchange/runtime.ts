@@ -153,6 +153,22 @@ const defaultOnError = (error: unknown, context: ErrorContext) => console.error(
 /** 8 hex digits: short enough to read out, random enough to find one log line among a day's. */
 const errorId = () => crypto.randomUUID().slice(0, 8)
 
+/**
+ * The runtime of one server definition and the services it is given (RuntimeOptions): what the exchange
+ * core answers requests with. Runtime entries make one each; a transport of your own makes it here.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createRuntime } from 'mcp-edge/core'
+ *
+ * const server = new McpServer({ name: 'echo', version: '1.0.0' }).tool('echo', { description: 'Echoes' }, () => 'echo')
+ * // What createFetchHandler and serveStdio make: the definition with this deployment's services.
+ * const runtime = createRuntime(server, { handlerTimeoutMs: 60_000, onError: (error, where) => console.error(where, error) })
+ * await runtime.notify.toolsChanged()
+ * await runtime.close()
+ * ```
+ */
 export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
   const secret = options.requestState?.secret
   // Checked now, so that a short secret fails at start-up rather than on first use (a source's, when asked).
