@@ -1,6 +1,7 @@
 /**
  * Workers bundle size (as `wrangler deploy` would upload it, minified) and start-up time in workerd, for a
- * minimal server on mcp-edge and the same server on the official SDK v2, next to an empty Worker.
+ * minimal server on mcp-edge in the README's deploy shape (createWorker, McpHub exported and bound) and the
+ * same server on the official SDK v2, next to an empty Worker.
  *   node --import tsx bench/bundle.ts [--runs 10]
  */
 import { execFileSync } from 'node:child_process'
@@ -15,14 +16,17 @@ import { fmt, machine, writeSection } from './report.js'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } })
 const RUNS = Number(values.runs)
-const COMPAT = { compatibilityDate: '2026-11-02', compatibilityFlags: ['enable_request_signal'] }
+// The start-up runs use the bundling config's date and flags, so that both halves measure one Worker.
+const CONFIG = readFileSync('bench/workers/wrangler.toml', 'utf8')
+const COMPAT = { compatibilityDate: /^compatibility_date = "([^"]+)"/m.exec(CONFIG)![1]!, compatibilityFlags: ['enable_request_signal'] }
 
 const WORKERS = [
   { name: 'empty Worker (baseline)', entry: 'empty.ts' },
-  { name: 'mcp-edge, JSON Schema input', entry: 'edge.ts' },
-  { name: 'mcp-edge, zod input', entry: 'edge-zod.ts' },
+  { name: 'mcp-edge + McpHub, JSON Schema input', entry: 'edge.ts' },
+  { name: 'mcp-edge + McpHub, zod input', entry: 'edge-zod.ts' },
   { name: 'SDK v2 (createMcpHandler), zod input', entry: 'sdk.ts' },
 ]
+const version = (name: string) => (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version
 
 function build(entry: string) {
   const out = mkdtempSync(join(tmpdir(), 'mcp-bundle-'))
@@ -40,11 +44,14 @@ function build(entry: string) {
 const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }
 
 /** From a new workerd to the first answer of a tools/call (of anything, for the empty Worker). */
-async function startUp(file: string, empty: boolean): Promise<number> {
+async function startUp(file: string, entry: string): Promise<number> {
+  const empty = entry === 'empty.ts'
   const t = performance.now()
   const mf = new Miniflare({
     modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(file, 'utf8') }],
     bindings: { MCP_REQUEST_STATE_SECRET: 'bench-secret-0123456789abcdef0123456789' },
+    // As deployed: the hub bound (a binding costs nothing until a listen or a publish uses it).
+    ...(entry.startsWith('edge') ? { durableObjects: { MCP_HUB: { className: 'McpHub', useSQLite: true } } } : {}),
     ...COMPAT,
   })
   const res = await mf.dispatchFetch('http://localhost/mcp', { method: 'POST', headers: headersFor(call), body: bodyFor(call) })
@@ -57,7 +64,7 @@ async function startUp(file: string, empty: boolean): Promise<number> {
 
 const built = WORKERS.map((w) => ({ ...w, ...build(w.entry) }))
 const times = new Map<string, number[]>(built.map((w) => [w.name, []]))
-for (let run = 0; run < RUNS; run++) for (const w of built) times.get(w.name)!.push(await startUp(w.file, w.entry === 'empty.ts'))
+for (let run = 0; run < RUNS; run++) for (const w of built) times.get(w.name)!.push(await startUp(w.file, w.entry))
 
 const baseline = median(times.get(WORKERS[0]!.name)!)
 const sdk = built.find((w) => w.entry === 'sdk.ts')!
@@ -71,8 +78,9 @@ for (const r of rows) console.log(r)
 writeSection('bundle', `
 ## Workers bundle size and start-up
 
-\`node --import tsx bench/bundle.ts --runs ${RUNS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, wrangler 4.86.0, workerd 1.20260426.
-Each Worker in \`bench/workers/\` is bundled by \`wrangler deploy --dry-run\` with \`minify = true\` (what a deploy uploads;
+\`node --import tsx bench/bundle.ts --runs ${RUNS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, wrangler ${version('wrangler')}, workerd ${version('workerd')}.
+The mcp-edge Workers have the README's deploy shape: \`export default createWorker(server)\` and \`export { McpHub }\` (the
+fan-out Durable Object, bound as MCP_HUB), with one tool. Each Worker in \`bench/workers/\` is bundled by \`wrangler deploy --dry-run\` with \`minify = true\` (what a deploy uploads;
 gzip -9 of it, which matches wrangler's own "Total Upload … gzip" figure within 0.1 KiB). Start-up: a new workerd (Miniflare) loads the bundle and answers one \`tools/call\`; median of ${RUNS}
 runs, workers alternating; the last column subtracts the empty Worker's time, which leaves module loading and the first request.
 

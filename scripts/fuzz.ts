@@ -21,7 +21,7 @@ const counting = Object.assign(async (request: Request) => {
   const res = await handler(request)
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
   return res
-}, { close: handler.close, abort: handler.abort, notify: handler.notify, metadataPaths: handler.metadataPaths })
+}, { ...handler })
 
 await fc.assert(fc.asyncProperty(requests, async (generated) => {
   const problem = await problemWith(counting, generated)

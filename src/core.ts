@@ -6,6 +6,9 @@ export type { Call, Transport } from './exchange/call.js'
 export { Cancellation } from './exchange/cancellation.js'
 export { sharedRead } from './exchange/shared-read.js'
 export { answerStatus } from './http/status.js'
+export type { DirectSse, SseSink } from './http/sse.js'
+// For backplanes: events off a wire, topics spread over shards.
+export { fnv1a, parseEvent, shardOf } from './state/backplane.js'
 export { errorResponse, invalidParams, internalError } from './protocol/errors.js'
 export {
   classify, isObject, notification, readId, resultResponse,

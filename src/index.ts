@@ -9,15 +9,15 @@ export type {
 export type { SchemaInput, StandardSchema } from './server/schema.js'
 export { createApp, type AppOptions } from './http/app.js'
 export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
+export type { HandlerSummary } from './http/summary.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
-export type { DirectSse, SseSink } from './http/sse.js'
 export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type VerifyContext } from './auth/options.js'
 export { jwtVerifier, type JwtOptions } from './auth/jwt.js'
 export type { ErrorContext, RuntimeOptions } from './exchange/runtime.js'
 export type { Extension, ListenField, MethodDescriptor } from './exchange/method.js'
 export type { Secret, SecretSource } from './exchange/request-state.js'
 export {
-  fnv1a, isResync, listChanged, memoryBackplane, parseEvent, resourceUpdated, RESYNC, shardOf,
+  isResync, listChanged, memoryBackplane, resourceUpdated, RESYNC,
   type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,
 } from './state/backplane.js'
 export { memoryUsedStates, type UsedStates } from './state/used-states.js'

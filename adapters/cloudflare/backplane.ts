@@ -1,4 +1,5 @@
-import { fnv1a, parseEvent, RESYNC, shardOf, type Backplane, type Listener, type Subscription } from '../../src/index.js'
+import { fnv1a, parseEvent, shardOf } from '../../src/core.js'
+import { RESYNC, type Backplane, type Listener, type Subscription } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
 /** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
@@ -33,6 +34,27 @@ export function tagOf(topic: string): string {
  * WebSocket to every hub owning one of its topics, tagged with those topics, or with ALL_TOPICS when they are
  * more than a socket has tags (a Worker may open only so many connections). The hub's messages are filtered
  * again by the stream, so hashed tags may collide, and a hub-wide socket may carry strangers, harmlessly.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, type FetchHandler } from 'mcp-edge'
+ * import { hubBackplane, type McpHub } from 'mcp-edge/cloudflare'
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * interface Env { MCP_HUB: DurableObjectNamespace<McpHub> }
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // What createWorker does with the MCP_HUB binding, in a fetch handler of your own.
+ * let handler: FetchHandler | undefined
+ * export default {
+ *   fetch: (request, env) => (handler ??= createFetchHandler(server, {
+ *     allowedHosts: '*',
+ *     backplane: hubBackplane({ namespace: () => env.MCP_HUB, shards: 8 }),
+ *   }))(request, { env }),
+ * } satisfies ExportedHandler<Env>
+ * ```
  */
 export function hubBackplane(options: HubBackplaneOptions): Backplane {
   const shards = options.shards ?? 4
@@ -43,6 +65,7 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
     return ns.get(ns.idFromName(`${name}${shard}`))
   }
   return {
+    kind: 'durable-objects',
     async publish(event) {
       await hub(shardOf(event.topic, shards)).publish(tagOf(event.topic), JSON.stringify(event))
     },

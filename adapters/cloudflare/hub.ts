@@ -10,6 +10,19 @@ import { claimIn, sweepUsedStates } from './used-states.js'
  * accepts sockets through the hibernation API and keeps nothing in fields, so it can be evicted between
  * events without losing anyone: the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
  * deployment must share without a binding of its own: the requestState secret and single-use claims.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // wrangler.toml: a durable_objects binding MCP_HUB of class McpHub, and a new_sqlite_classes migration for it.
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * export default createWorker(server)
+ * ```
  */
 export class McpHub extends DurableObject {
   override async fetch(request: Request): Promise<Response> {
@@ -23,7 +36,7 @@ export class McpHub extends DurableObject {
     return new Response(null, { status: 101, webSocket: client })
   }
 
-  /** Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
+  /** @internal Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
   async publish(tag: string, message: string): Promise<number> {
     // Disjoint lists: a socket tagged ALL_TOPICS has no other tag (parseTags).
     const sockets = tag === ALL_TOPICS ? this.ctx.getWebSockets(ALL_TOPICS) : [...this.ctx.getWebSockets(tag), ...this.ctx.getWebSockets(ALL_TOPICS)]
@@ -39,12 +52,12 @@ export class McpHub extends DurableObject {
     return sent
   }
 
-  /** The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
+  /** @internal The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
   requestStateSecret(): string {
     return keptSecret(this.ctx.storage)
   }
 
-  /** True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
+  /** @internal True the first time a single-use requestState's id is claimed (in `mcp-used-states-N`: durableUsedStates). */
   claimState(id: string, untilMs: number): Promise<boolean> {
     return claimIn(this.ctx.storage, id, untilMs)
   }

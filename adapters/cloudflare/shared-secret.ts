@@ -20,6 +20,27 @@ const reads = new Map<string, () => Promise<string>>()
  * The requestState secret of every isolate of a deployment, with nothing to configure: an McpHub object makes
  * 32 random bytes on first call and keeps them in its storage; each isolate reads them once. createWorker uses
  * it when no secret is given. Like any change of secret, deleting it makes the states in flight unreadable.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, type FetchHandler } from 'mcp-edge'
+ * import { durableSharedSecret, type McpHub } from 'mcp-edge/cloudflare'
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * interface Env { MCP_HUB: DurableObjectNamespace<McpHub> }
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // What createWorker does with the MCP_HUB binding, in a fetch handler of your own.
+ * let handler: FetchHandler | undefined
+ * export default {
+ *   fetch: (request, env) => (handler ??= createFetchHandler(server, {
+ *     allowedHosts: '*',
+ *     requestState: { secret: durableSharedSecret({ namespace: () => env.MCP_HUB }) },
+ *   }))(request, { env }),
+ * } satisfies ExportedHandler<Env>
+ * ```
  */
 export function durableSharedSecret(options: DurableSharedSecretOptions): SecretSource {
   return () => {

@@ -39,6 +39,20 @@ const LEASE_CHECKER = { name: 'mcp-edge-task-object', version: '1' }
  * waitUntil at most) stays connected. An alarm is an event of the object's own, with at-least-once delivery
  * and 15 minutes of wall time, so start() stores the run and sets the alarm for now, and alarm() runs it.
  * The same alarm then waits for whatever comes next: the lease running out, or expiry.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker, taskObject } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * const worker = createWorker(server)
+ * export default worker
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * export class McpTask extends taskObject(worker) {}   // bound as MCP_TASKS, with a new_sqlite_classes migration
+ * ```
  */
 export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObjectClass<Env> {
   const definition = definitionOf(worker as McpWorker<never>)

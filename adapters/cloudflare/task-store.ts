@@ -10,6 +10,28 @@ export interface DurableTaskStoreOptions<Env = unknown> {
  * Tasks in Durable Objects, one object per task (named by the task id): each object keeps its task in its
  * own storage and does compare-and-set there, one call at a time, so writes from any Worker are atomic
  * without a lock. `start` hands the run to the object, which outlives the request that made the task.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, type FetchHandler } from 'mcp-edge'
+ * import { createWorker, durableTaskStore, taskObject, type TaskObject } from 'mcp-edge/cloudflare'
+ *
+ * interface Env { MCP_TASKS: DurableObjectNamespace<TaskObject> }
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * // What createWorker does with the MCP_TASKS binding, in a fetch handler of your own; the objects still
+ * // come from taskObject, which runs each task with the worker's server and options.
+ * export class McpTask extends taskObject(createWorker<Env>(server)) {}
+ * let handler: FetchHandler | undefined
+ * export default {
+ *   fetch: (request, env) => (handler ??= createFetchHandler(server, {
+ *     allowedHosts: '*',
+ *     tasks: { store: durableTaskStore({ namespace: () => env.MCP_TASKS }) },
+ *   }))(request, { env }),
+ * } satisfies ExportedHandler<Env>
+ * ```
  */
 export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): TaskStore {
   const object = (id: string) => {
@@ -17,6 +39,7 @@ export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): Ta
     return namespace.get(namespace.idFromName(id))
   }
   return {
+    kind: 'durable-objects',
     create: async (task) => object(task.id).create(task),
     // RPC gives back a structured clone: the record as stored.
     get: async (id) => (await object(id).get(id)) as TaskRecord | undefined,

@@ -1,4 +1,5 @@
-import { shardOf, type UsedStates } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import type { UsedStates } from '../../src/index.js'
 import type { McpHub } from './hub.js'
 
 export interface DurableUsedStatesOptions {
@@ -13,6 +14,27 @@ export interface DurableUsedStatesOptions {
 /**
  * Single-use requestStates across every isolate of a deployment: each id is claimed in the McpHub object of
  * its shard, which serves one call at a time, so two isolates given the same state at once serve it once.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, type FetchHandler } from 'mcp-edge'
+ * import { durableUsedStates, type McpHub } from 'mcp-edge/cloudflare'
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * interface Env { MCP_HUB: DurableObjectNamespace<McpHub> }
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // What createWorker does with the MCP_HUB binding, in a fetch handler of your own.
+ * let handler: FetchHandler | undefined
+ * export default {
+ *   fetch: (request, env) => (handler ??= createFetchHandler(server, {
+ *     allowedHosts: '*',
+ *     requestState: { singleUse: durableUsedStates({ namespace: () => env.MCP_HUB }) },
+ *   }))(request, { env }),
+ * } satisfies ExportedHandler<Env>
+ * ```
  */
 export function durableUsedStates(options: DurableUsedStatesOptions): UsedStates {
   const shards = options.shards ?? 4

@@ -7,6 +7,7 @@ import { durableSharedSecret } from './shared-secret.js'
 import { durableUsedStates } from './used-states.js'
 import type { TaskObject } from './task-object.js'
 import { durableTaskStore } from './task-store.js'
+import { warnOnce } from './warn-once.js'
 
 export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
   /**
@@ -93,7 +94,11 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   const hubs = () => namespace!
   const secret = options.requestState?.secret ?? (typeof bindings[secretName] === 'string' && bindings[secretName] !== '' ? bindings[secretName] : undefined)
     ?? (namespace ? durableSharedSecret({ namespace: hubs }) : undefined)
-  if (secret === undefined) console.warn(`mcp-edge: no ${secretName} and no ${hubName}: input requests work only while one isolate answers every round`)
+  if (secret === undefined) warnOnce(`mcp-edge: no ${secretName} and no ${hubName}: input requests work only while one isolate answers every round`)
+  if (!namespace && !options.backplane) {
+    warnOnce(`mcp-edge: no ${hubName} binding: listen streams hear only of changes made in their own isolate (a tool call or notify(env) `
+      + `in another isolate reaches none of them). Bind the McpHub Durable Object as ${hubName} and export { McpHub } from 'mcp-edge/cloudflare' (README, Deploy to Cloudflare).`)
+  }
   // `true` would mean this isolate's memory, which another isolate answering the retry does not see.
   const singleUse = options.requestState?.singleUse ?? bindings.MCP_REQUEST_STATE_SINGLE_USE === 'true'
   const { onError } = options
@@ -104,6 +109,14 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   }
 }
 
+/** Says which durable work lives in the isolate's memory for want of the task binding, if any does. */
+function inIsolateMemory(binding: string, tasks: unknown, resumable: unknown): void {
+  const what = [tasks && 'tasks', resumable && 'resumable requests'].filter(Boolean)
+  if (what.length === 0) return
+  warnOnce(`mcp-edge: no ${binding} binding: ${what.join(' and ')} live in this isolate's memory, so a request about one `
+    + `that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as ${binding} (README, Deploy to Cloudflare).`)
+}
+
 /**
  * Serves an McpServer as a Cloudflare Worker. Listen streams stay in the Worker (billed for CPU, not for
  * waiting); changes fan out through McpHub Durable Objects, which hibernate between events; tasks live in
@@ -111,6 +124,18 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
  * module under the names wrangler.toml binds: `export { McpHub } from 'mcp-edge/cloudflare'` and
  * `export class McpTask extends taskObject(worker) {}`.
  * `Env` is your bindings' type (what `wrangler types` generates); the server definition is never changed.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'   // the fan-out Durable Object, bound as MCP_HUB in wrangler.toml
+ * export default createWorker(server)
+ * ```
  */
 export function createWorker<Env extends object = Record<string, unknown>>(server: McpServer, options: WorkerOptions = {}): McpWorker<Env> {
   // Bindings exist only once a request (or event) brings them: one handler per env, made on first use.
@@ -121,9 +146,11 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     let handler = handlers.get(env)
     if (handler) return handler
     const bindings = env as Record<string, unknown>
-    const tasks = bindings[options.taskBinding ?? 'MCP_TASKS'] as DurableObjectNamespace<TaskObject> | undefined
+    const taskName = options.taskBinding ?? 'MCP_TASKS'
+    const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
     const durable = tasks && durableTaskStore({ namespace: () => tasks })
     const resumable = options.resumable === true ? {} : options.resumable
+    if (!durable) inIsolateMemory(taskName, (options.tasks || server.usesTasks) && !options.tasks?.store, resumable && !resumable.store && !options.tasks?.store)
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
@@ -148,7 +175,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     async fetch(request, env, ctx) {
       const handler = handlerFor(env)
       const pathname = new URL(request.url).pathname
-      if (pathname !== path && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
+      if (pathname !== path && pathname !== options.healthPath && !handler.metadataPaths.includes(pathname)) return new Response('Not Found', { status: 404 })
       return handler(request, {
         env, waitUntil: (p) => ctx.waitUntil(p), auth: ctx.auth && providerAuth(ctx, authFor(env)?.resource),
         // Set by Cloudflare's edge, whatever the client sends.

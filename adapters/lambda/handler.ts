@@ -157,6 +157,18 @@ async function invoke<T>(
  * RESPONSE_STREAM, or an API Gateway REST API with responseTransferMode STREAM. `export const handler =
  * createLambdaHandler(server, options)`. Progress and logs stream as they happen, and `subscriptions/listen`
  * streams until the function's deadline (`deadlineMarginMs`) ends it with its result.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createLambdaHandler } from 'mcp-edge/lambda'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * // A function URL with InvokeMode RESPONSE_STREAM; set MCP_REQUEST_STATE_SECRET in its environment.
+ * export const handler = createLambdaHandler(server)
+ * ```
  */
 export function createLambdaHandler(server: McpServer, options: LambdaOptions = {}): StreamingLambdaHandler {
   const fetch = fetchHandler(server, options)
@@ -175,6 +187,18 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
  * Serves an McpServer from a Lambda function whose responses are delivered whole: an API Gateway HTTP API,
  * an ALB, a REST API without streaming. Every answer is one JSON response (progress and logs before a
  * result are dropped), and `subscriptions/listen` is refused with an error that says why.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createBufferedLambdaHandler } from 'mcp-edge/lambda'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * // Behind an API Gateway HTTP API or an ALB (a target group health check can use healthPath).
+ * export const handler = createBufferedLambdaHandler(server, { healthPath: '/healthz' })
+ * ```
  */
 export function createBufferedLambdaHandler(server: McpServer, options: LambdaOptions = {}): BufferedLambdaHandler {
   const fetch = fetchHandler(server, options)

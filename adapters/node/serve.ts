@@ -1,7 +1,7 @@
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type McpServer, type Notify } from '../../src/index.js'
+import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
 import { directSse } from './sse.js'
 
 export interface ServeOptions extends HandlerOptions {
@@ -24,6 +24,12 @@ export interface ServeOptions extends HandlerOptions {
   headersTimeoutMs?: number | undefined
   /** Connections open at once (default 16,384, above the 10,000 listen streams a handler holds); more are closed unanswered. */
   maxConnections?: number | undefined
+  /**
+   * Where serve's own lines go: the start-up line (address, versions, backplane, auth, tasks store), the
+   * warning about a non-loopback host and the shutdown notice. Default: stderr, one line each, so that stdout
+   * stays the program's; `false` for none. Errors go to `onError` whatever this says.
+   */
+  log?: ((line: string) => void) | false | undefined
 }
 
 export interface RunningServer {
@@ -36,11 +42,27 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Serves one McpServer over node:http. Resolves once listening. */
+/**
+ * Serves one McpServer over node:http. Resolves once listening.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * const running = await serve(server, { port: 3000, healthPath: '/healthz' })
+ * // stderr: mcp-edge: listening on http://127.0.0.1:3000/mcp | versions ... | backplane memory | auth off | ...
+ * await running.notify.toolsChanged()   // tells listen streams; SIGTERM or running.close() stops gracefully
+ * ```
+ */
 export async function serve(server: McpServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
+  const log = options.log === false ? () => {} : (options.log ?? ((line: string) => console.error(line)))
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
-    console.warn(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
+    log(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
   const app = createApp(server, {
     ...options,
@@ -68,13 +90,14 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   const { port } = http.address() as AddressInfo
   const path = options.path ?? '/mcp'
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`
+  log(startLine(url, app.summary))
 
   let closing: Promise<void> | undefined
   const close = () => (closing ??= app.close().then(() => shutdown(http, options.shutdownGraceMs ?? 10_000, app.abort)))
 
   if (options.handleSignals ?? true) {
     const onSignal = (signal: NodeJS.Signals) => {
-      console.error(`mcp-edge: ${signal}, shutting down`)
+      log(`mcp-edge: ${signal}, shutting down`)
       close().then(() => process.exit(0))
     }
     process.once('SIGTERM', onSignal)
@@ -85,6 +108,22 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
     })
   }
   return { url, port, http, close, notify: app.notify }
+}
+
+/**
+ * What a server runs with, in one line: what stays in this process (`memory`: a backplane, tasks) is said
+ * at start-up, not found out when a second instance starts.
+ */
+function startLine(url: string, s: HandlerSummary): string {
+  const parts = [
+    `versions ${s.versions.join(', ')}`,
+    `backplane ${s.backplane}`,
+    `auth ${s.auth ? 'on' : 'off'}`,
+    `tasks ${s.tasks ?? 'off'}`,
+    `resumable ${s.resumable ?? 'off'}`,
+  ]
+  if (s.health) parts.push(`health ${s.health}`)
+  return `mcp-edge: listening on ${url} | ${parts.join(' | ')}`
 }
 
 /**

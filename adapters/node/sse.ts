@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
-import type { DirectSse, SseSink } from '../../src/index.js'
+import type { DirectSse, SseSink } from '../../src/core.js'
 
 /**
  * @hono/node-server sends nothing for its "already sent" Response, when that was made by the real Response

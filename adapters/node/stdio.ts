@@ -31,6 +31,18 @@ interface InFlight { readonly cancel: Cancellation; readonly done: Promise<void>
  * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, through the same exchange core as HTTP.
  * Requests run concurrently; `notifications/cancelled` from the client cancels a request or a subscription;
  * listen notifications are told apart by their subscriptionId. Nothing but protocol messages goes to stdout.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serveStdio } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'files', version: '1.0.0' })
+ *   .tool('list_files', { description: 'Lists the working directory' }, () => 'README.md')
+ *
+ * const stdio = serveStdio(server)   // stdin/stdout; log to stderr, never to stdout
+ * await stdio.closed                 // the client closed stdin
+ * ```
  */
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
   const runtime = createRuntime(server, options)

@@ -1,5 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import { memoryBackplane, parseEvent, RESYNC, type Backplane } from '../../src/index.js'
+import { parseEvent } from '../../src/core.js'
+import { memoryBackplane, RESYNC, type Backplane } from '../../src/index.js'
+import { logOutage, redisAddress, unreachable } from './outage.js'
 import { deadlinePublisher } from './publish.js'
 
 export interface RedisBackplaneOptions {
@@ -11,8 +13,9 @@ export interface RedisBackplaneOptions {
   prefix?: string | undefined
   redis?: RedisOptions | undefined
   /**
-   * Told when Redis is lost or stalls (once per outage: the connections come back by themselves, and listen
-   * streams get a resync when they do). Default: one line on stderr.
+   * Told when Redis cannot be reached, is lost or stalls (once per outage: the connections come back by
+   * themselves, and listen streams get a resync when they do), and when a listen subscriber throws.
+   * Default: one line on stderr, which tells a Redis never reached from one lost, the password left out.
    */
   onError?: ((error: unknown) => void) | undefined
   /**
@@ -47,6 +50,21 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
  * published here come back through Redis like everyone else's, so each is delivered exactly once. When the
  * subscriber connection comes back after a loss or a stall, every local subscriber gets a resync, because
  * whatever was published meanwhile is gone (pub/sub keeps nothing).
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ * import { redisBackplane } from 'mcp-edge/redis'   // needs ioredis
+ *
+ * const server = new McpServer({ name: 'news', version: '1.0.0' })
+ *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * const backplane = redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'news:' })
+ * const running = await serve(server, { backplane })
+ * await running.notify.resourceUpdated('news://latest')   // every process's listen streams hear of it
+ * running.http.once('close', () => void backplane.close())
+ * ```
  */
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
   const prefix = options.prefix ?? 'mcp-edge:'
@@ -61,14 +79,24 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   const publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
   const publishTimeoutMs = options.publishTimeoutMs ?? 1000
   const sender = deadlinePublisher(publisher)
-  const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: the Redis backplane lost its connection:', e))
-  const local = memoryBackplane({ onError })
+  const onError = options.onError ?? logOutage('Redis backplane')
+  const subscriberFailed = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
+  const local = memoryBackplane({ onError: subscriberFailed })
+  const where = redisAddress(publisher)
+  /** Whether Redis ever answered: until then a failure is "could not connect", after it "lost". */
+  let reached = false
   /** Whether the current outage has been reported, so that a reconnect loop reports it once. */
   let reported = false
   const outage = (e: unknown) => {
     if (reported) return
     reported = true
     onError(e)
+  }
+  /** A connection's `error` event: it reconnects by itself; unhandled, errors would be thrown. */
+  const failed = (e: unknown) => outage(unreachable(reached, where, e))
+  const up = () => {
+    reached = true
+    reported = false
   }
   const counts = new Map<string, number>()
   /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
@@ -88,12 +116,12 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
       // An event is delivered only on its own channel: a message that names another topic is foreign.
       if (event && prefix + event.topic === channel.toString('utf8')) local.deliver(event)
     })
-    s.on('error', outage) // it reconnects by itself; unhandled, errors would be thrown
+    s.on('error', failed)
     s.on('close', () => {
       lost = true
     })
     s.on('ready', () => {
-      reported = false
+      up()
       if (!lost) return
       lost = false
       local.resync()
@@ -111,13 +139,16 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
     if (usable.done) usable = opening()
   }
   const synced = () => sender.sync().then(() => usable.open(), outage)
-  if (owned) publisher.on('error', outage) // it reconnects by itself; unhandled, errors would be thrown
+  if (owned) publisher.on('error', failed)
   publisher.on('ready', () => {
-    reported = false
+    up()
     void synced()
   })
   publisher.on('close', unusable)
-  if (publisher.status === 'ready') void synced()
+  if (publisher.status === 'ready') {
+    reached = true
+    void synced()
+  }
   // The publisher's heartbeat reads Redis's clock too, keeping publish deadlines true to it.
   beats.push(heartbeat(publisher, heartbeatMs, synced, () => {
     unusable()
@@ -126,6 +157,7 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
   }))
 
   return {
+    kind: 'redis',
     get channels() {
       return counts.size
     },
@@ -176,7 +208,7 @@ export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackpl
           try {
             listener(RESYNC)
           } catch (e) {
-            onError(e)
+            subscriberFailed(e)
           }
         }, outage)
       }

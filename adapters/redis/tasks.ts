@@ -54,9 +54,24 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  * Tasks in Redis, one key per task, shared by every instance that uses the same Redis and prefix. Each
  * operation is one round trip (scripts run by EVALSHA); a write is acknowledged once the primary has it,
  * so any instance reading the primary sees it next (a failover to a replica that lagged can still lose it).
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ * import { redisTaskStore } from 'mcp-edge/redis'
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * // Any process sharing the Redis reads, answers or cancels a task another one made.
+ * const store = redisTaskStore({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
+ * const running = await serve(server, { tasks: { store } })
+ * running.http.once('close', () => void store.close())
+ * ```
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore & { close(): Promise<void> } {
-  const { prefix, close, ...connected } = connection(options)
+  const { prefix, close, ...connected } = connection(options, 'Redis task store')
   const redis = connected.redis as Scripted
   redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 2, lua: CREATE })
   redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
@@ -72,6 +87,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
   }
 
   return {
+    kind: 'redis',
     async create(task) {
       if (!(await redis.mcpEdgeTaskCreate(key(task.id), index(task.owner), String(task.version), JSON.stringify(task), task.expiresAt, task.createdAt, task.id))) {
         throw new Error(`task ${task.id} exists`)

@@ -1,4 +1,5 @@
-// A minimal mcp-edge Worker: one tool with a JSON Schema input, as a user would write it.
+// A minimal mcp-edge Worker in the README's deploy shape (createWorker, and McpHub exported for the MCP_HUB
+// binding), with one tool whose input is a JSON Schema.
 import { McpServer } from 'mcp-edge'
 import { createWorker } from 'mcp-edge/cloudflare'
 
@@ -7,4 +8,5 @@ const server = new McpServer({ name: 'minimal', version: '1.0.0' }).tool('echo',
   input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
 }, (args) => String(args.text))
 
-export default createWorker(server, { allowedHosts: '*' })
+export { McpHub } from 'mcp-edge/cloudflare'
+export default createWorker(server)

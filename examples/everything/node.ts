@@ -20,6 +20,8 @@ const leaseMs = process.env.MCP_TASK_LEASE_MS ? Number(process.env.MCP_TASK_LEAS
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const auth = authFromEnv(process.env, `http://${host}:${port}/mcp`)
+// serve() says where it listens and with what (auth on or off); whose tokens is this example's own to say.
+if (auth) console.error(`mcp-edge: tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`)
 const running = await serve(createEverythingServer(), {
   port,
   host,
@@ -36,5 +38,3 @@ running.http.once('close', () => {
   void store?.close()
   void sharedSecret?.close()
 })
-const notes = [redis && 'Redis backplane and task store', auth && `tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`].filter(Boolean)
-console.error(`mcp-edge everything server listening on ${running.url}${notes.length ? ` (${notes.join('; ')})` : ''}`)

@@ -47,6 +47,23 @@ const jwksUris = new Map<string, Promise<string>>()
  * algorithms), issuer, expiry (`exp` required), and audience, always: `aud` (a string or an array) or an
  * RFC 8707 `resource` claim must name the configured resource exactly. Its scopes are read from `scope`
  * (space-separated) or `scp` (an array).
+ *
+ * @example
+ * ```ts
+ * import { jwtVerifier, McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'notes', version: '1.0.0' })
+ *   .tool('whoami', { description: 'Who the token is for' }, (_args, ctx) => ctx.auth?.subject ?? 'nobody')
+ *
+ * await serve(server, {
+ *   auth: {
+ *     resource: 'https://mcp.example.com/mcp',   // the audience tokens must name
+ *     verify: jwtVerifier({ issuer: 'https://auth.example.com' }),   // keys from the issuer's metadata
+ *   },
+ *   allowedHosts: ['mcp.example.com'],
+ * })
+ * ```
  */
 export function jwtVerifier(options: JwtOptions): TokenVerifier {
   const issuers = typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer]

@@ -27,6 +27,24 @@ export const MAX_DEPTH = 64
  * keys, `Mcp-Method` and `Mcp-Name`, method known, what it works on (looked up once), `Mcp-Param-*`, OAuth
  * scopes, client capabilities; then the method runs, and its result is decorated for the version spoken.
  * Notifications before the result go to `transport.emit`. Never rejects: every failure is an Answer.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { Cancellation, classify, createRuntime, errorResponse, exchange, resultResponse } from 'mcp-edge/core'
+ *
+ * // A transport of your own: one JSON-RPC request in, its answer out.
+ * const runtime = createRuntime(new McpServer({ name: 'echo', version: '1.0.0' })
+ *   .tool('echo', { description: 'Echoes' }, () => 'echo'))
+ *
+ * export async function answer(line: string): Promise<unknown> {
+ *   const incoming = classify(JSON.parse(line))
+ *   if (incoming.kind !== 'request') return undefined
+ *   const transport = { versionHeader: null, cancel: new Cancellation(), emit: (n: unknown) => console.error('notification', n) }
+ *   const done = await exchange(runtime, incoming.message, transport)
+ *   return done.ok ? done.result && resultResponse(done.id, done.result) : errorResponse(done.id, done.error)
+ * }
+ * ```
  */
 export async function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { id } = message

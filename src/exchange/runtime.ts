@@ -106,22 +106,27 @@ export interface ErrorContext {
 export interface Runtime {
   readonly server: McpServer
   readonly backplane: Backplane
+  /** @internal */
   readonly requestState: StateCodec
+  /** @internal */
   readonly requestStateTtlMs: number
-  /** Where used requestStates are recorded, when each may be used once. */
+  /** @internal Where used requestStates are recorded, when each may be used once. */
   readonly usedStates: UsedStates | undefined
+  /** @internal */
   readonly maxListenMs: number
-  /** Time limits of running requests (handlerTimeoutMs). */
+  /** @internal Time limits of running requests (handlerTimeoutMs). */
   readonly deadlines: Deadlines
-  /** Limits of listen streams, and the open streams per client that count against them. */
+  /** @internal Limits of listen streams, and the open streams per client that count against them. */
   readonly listenLimits: { readonly maxStreams: number; readonly maxStreamsPerClient: number; readonly maxFilterChars: number }
+  /** @internal */
   readonly streamsByClient: Map<string, number>
-  /** Whether the asker may follow changes of a resource URI on a listen stream. */
+  /** @internal Whether the asker may follow changes of a resource URI on a listen stream. */
   readonly readable: (uri: string, asker: Call) => boolean
-  /** Lists leave out entries the caller lacks scopes for. */
+  /** @internal Lists leave out entries the caller lacks scopes for. */
   readonly hideOutOfScope: boolean
   readonly notify: Notify
   readonly extensions: readonly Extension[]
+  /** @internal */
   readonly listenFields: readonly ListenField[]
   /** The descriptor of a method in an era, if the method exists there. */
   method(era: 'modern' | 'legacy', name: string): MethodDescriptor<any> | undefined
@@ -129,7 +134,7 @@ export interface Runtime {
   capabilities(): ServerCapabilities
   /** Hands an error to onError; returns the id to show the client. */
   report(error: unknown, context: Omit<ErrorContext, 'errorId'>): string
-  /** Ends of the open streams, so that shutdown can end each gracefully. */
+  /** @internal Ends of the open streams, so that shutdown can end each gracefully. */
   readonly streams: Set<() => void>
   /** Ends every open stream gracefully. */
   close(): Promise<void>
@@ -148,6 +153,22 @@ const defaultOnError = (error: unknown, context: ErrorContext) => console.error(
 /** 8 hex digits: short enough to read out, random enough to find one log line among a day's. */
 const errorId = () => crypto.randomUUID().slice(0, 8)
 
+/**
+ * The runtime of one server definition and the services it is given (RuntimeOptions): what the exchange
+ * core answers requests with. Runtime entries make one each; a transport of your own makes it here.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createRuntime } from 'mcp-edge/core'
+ *
+ * const server = new McpServer({ name: 'echo', version: '1.0.0' }).tool('echo', { description: 'Echoes' }, () => 'echo')
+ * // What createFetchHandler and serveStdio make: the definition with this deployment's services.
+ * const runtime = createRuntime(server, { handlerTimeoutMs: 60_000, onError: (error, where) => console.error(where, error) })
+ * await runtime.notify.toolsChanged()
+ * await runtime.close()
+ * ```
+ */
 export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
   const secret = options.requestState?.secret
   // Checked now, so that a short secret fails at start-up rather than on first use (a source's, when asked).

@@ -9,6 +9,8 @@ import { authGate, type AuthGate, type Identity } from '../auth/gate.js'
 import type { AuthOptions } from '../auth/options.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
+import { healthRoute } from './health.js'
+import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
@@ -30,6 +32,13 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    * are bound to that principal. Default: none, and every request is anonymous.
    */
   auth?: AuthOptions | undefined
+  /**
+   * A health route for load balancers, e.g. `/healthz` (default: none). GET or HEAD there answers 200 with
+   * `{"status":"serving"}`, and 503 with `{"status":"closing"}` once `close()` was called, whatever the Host
+   * and Origin and without a token (a balancer probes with the instance's address as Host). Route this path
+   * to the handler too (createApp, createWorker and the Lambda handlers do).
+   */
+  healthPath?: string | undefined
 }
 
 /** What a runtime hands to each request besides the Request itself. */
@@ -77,6 +86,8 @@ export interface FetchHandler {
    * (`/.well-known/oauth-protected-resource/…`). Route them to it too.
    */
   readonly metadataPaths: readonly string[]
+  /** What it serves and with which services: versions, backplane, auth, tasks store (what serve's start-up line says). */
+  readonly summary: HandlerSummary
 }
 
 interface HandlerContext {
@@ -93,6 +104,18 @@ interface HandlerContext {
  * The whole stateless request path as a Web-standard fetch handler: it answers whatever path it is given,
  * so mount it where the MCP endpoint should be (`createApp` does that on Hono). The server definition and
  * the deployment's services (options) make one runtime, shared by every request.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'hello', version: '1.0.0' })
+ *   .tool('hello', { description: 'Says hello' }, () => 'Hello')
+ * const handler = createFetchHandler(server, { allowedHosts: ['mcp.example.com'], healthPath: '/healthz' })
+ *
+ * // Deno, Bun or any host of the Fetch API; route the endpoint (and healthPath) to it.
+ * export default { fetch: (request: Request) => handler(request) }
+ * ```
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
   const runtime = createRuntime(server, options)
@@ -107,7 +130,11 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   }
   const guard = requestGuard(options)
   const metadataPaths = gate?.metadata.paths ?? []
+  const health = healthRoute(options.healthPath)
+  let closing = false
   const handler = async (request: Request, platform: RuntimeContext = NO_PLATFORM) => {
+    const healthy = health(request, closing)
+    if (healthy) return healthy
     // The metadata is public, for browser clients of any origin too: only the Host is checked.
     const metadata = gate && request.url.includes('/.well-known/') && metadataPaths.includes(new URL(request.url).pathname)
     const refused = guard(request, !metadata)
@@ -127,7 +154,12 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   const abort = () => {
     for (const stop of [...context.running]) stop()
   }
-  return Object.assign(handler, { close: runtime.close, abort, notify: runtime.notify, metadataPaths })
+  const close = () => {
+    closing = true
+    return runtime.close()
+  }
+  const summary = summarize(runtime, gate !== undefined, options.healthPath)
+  return Object.assign(handler, { close, abort, notify: runtime.notify, metadataPaths, summary })
 }
 
 async function post(context: HandlerContext, request: Request, platform: RuntimeContext): Promise<Response> {

@@ -3,7 +3,7 @@
  * a rebound name such as evil.example resolving to 127.0.0.1 is refused; a server reached under other names
  * lists them. Any server refuses a browser Origin that is neither its own nor allow-listed; one that takes
  * any Host (`allowedHosts: '*'`, the Workers and Lambda default) has no "own" origin to go by, and takes
- * only the allow-listed ones.
+ * only the allow-listed ones. The health route (`healthPath`) is checked by neither: see ./health.ts.
  */
 export interface SecurityOptions {
   /**

@@ -27,3 +27,7 @@ export const SERVICE_UNAVAILABLE = 503
 export const MALFORMED = 400
 /** A notification: accepted, nothing to answer. */
 export const ACCEPTED = 202
+/** The health route of a handler that serves. */
+export const HEALTHY = 200
+/** The health route of a handler that is closing: a balancer sends its requests elsewhere. */
+export const DRAINING = 503

@@ -31,6 +31,8 @@ export interface ResumableOptions {
 export const RESUMABLE = 'resumableRequests'
 
 export interface ResumableExtension extends Extension {
+  /** Where its requests and their messages are kept. */
+  readonly store: TaskStore
   /** Runs a resumable request leased to `holder` here (what a store that runs tasks itself calls). */
   run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
 }
@@ -46,6 +48,20 @@ export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
  * with it, and `requests/resume` (the same JSON-RPC id, the token) streams what was missed and the response,
  * on any instance sharing the store. Nothing changes for clients that do not declare it; tasks are the
  * protocol's own way to durable work, and a call that runs as a task stays one.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, resumableRequests } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'builds', version: '1.0.0' })
+ *   .tool('build', { description: 'Builds for a minute' }, async (_args, ctx) => {
+ *     ctx.progress(1, 2)
+ *     return 'built'
+ *   })
+ *
+ * // Usually the `resumable` option makes it: `createFetchHandler(server, { resumable: { maxWaitMs: 120_000 } })`.
+ * export const handler = createFetchHandler(server, { extensions: [resumableRequests({ maxWaitMs: 120_000 })] })
+ * ```
  */
 export function resumableRequests(options: ResumableOptions = {}): ResumableExtension {
   const waitMs = options.maxWaitMs ?? 60_000
@@ -110,6 +126,7 @@ export function resumableRequests(options: ResumableOptions = {}): ResumableExte
 
   return {
     id: RESUMABLE,
+    store: service.store,
     capability: null,
     methods: [resume, getStatus],
     wraps: {

@@ -107,12 +107,26 @@ export function missingScopes(entry: { scopes: Scopes | undefined }, asker: Aske
  * Registering, removing, disabling after requests have begun changes this instance only: other instances
  * of the same server keep their lists. Lists that differ by who asks use `visible` predicates instead; a
  * change every instance must hear of goes through the runtime's `notify`.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0', instructions: 'Ask for a city.' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * await serve(server)   // http://127.0.0.1:3000/mcp
+ * ```
  */
 export class McpServer {
+  /** Who it is, as `serverInfo` shows it: name, version, title, description, website, icons. */
   readonly info: Implementation
-  /** `_meta` naming this server, shared by every result that has no `_meta` of its own. */
+  /** @internal `_meta` naming this server, shared by every result that has no `_meta` of its own. */
   readonly infoMeta: Readonly<Record<string, Implementation>>
+  /** The options it was made with. */
   readonly options: ServerOptions
+  /** The protocol versions it serves. */
   readonly versions: readonly string[]
 
   readonly #entries: { [K in Kind]: Map<string, Entries[K]> } = {
@@ -142,6 +156,27 @@ export class McpServer {
     }
   }
 
+  /**
+   * Registers a tool. `def.input` is a Standard Schema (zod 4, valibot, ...) or a JSON Schema object; the
+   * handler gets the arguments it parsed (typed when the schema is) and the request context, and returns
+   * text, content blocks, a structured value or the whole result. A ToolError it throws reaches the model as
+   * an `isError` result; any other exception goes to `onError` and the client gets an id. `task` runs it as
+   * a task, `scopes` and `visible` say who may use it. Throws if the name is taken or the definition is wrong.
+   *
+   * @example
+   * ```ts
+   * import { McpServer, ToolError } from 'mcp-edge'
+   * import * as z from 'zod'
+   *
+   * export const server = new McpServer({ name: 'weather', version: '1.0.0' })
+   *   .tool('get_weather', { description: 'Current weather for a city', input: z.object({ city: z.string() }) },
+   *     async ({ city }, ctx) => {
+   *       if (city.trim() === '') throw new ToolError('Name a city')   // the model reads this and can retry
+   *       ctx.progress(1, 2)
+   *       return `Sunny in ${city}`
+   *     })
+   * ```
+   */
   tool<In extends SchemaInput | undefined = undefined, Out extends SchemaInput | undefined = undefined>(
     name: string,
     def: ToolDefinition<In, Out>,
@@ -169,6 +204,23 @@ export class McpServer {
     return this.#add('tool', name, entry)
   }
 
+  /**
+   * Registers a prompt. `def.args` lists its arguments, or is an object schema of string properties whose
+   * values the handler gets parsed; enum arguments complete on their own, others through `def.complete`. The
+   * handler returns text (one user message), messages, or the whole result.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   * import * as z from 'zod'
+   *
+   * export const server = new McpServer({ name: 'reviews', version: '1.0.0' })
+   *   .prompt('review', {
+   *     description: 'Review code',
+   *     args: z.object({ language: z.enum(['ts', 'py']), code: z.string() }),   // or [{ name: 'code', required: true }]
+   *   }, ({ language, code }) => `Review this ${language}:\n${code}`)
+   * ```
+   */
   prompt<A extends SchemaInput | PromptArgument[] | undefined = undefined>(
     name: string,
     def: PromptDefinition<A>,
@@ -204,6 +256,20 @@ export class McpServer {
     })
   }
 
+  /**
+   * Registers a resource at an absolute URI. The handler returns text, bytes, contents, or the whole
+   * result, and undefined when it does not exist after all (-32602); `def.cache` gives `resources/read`
+   * its caching hints.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   *
+   * export const server = new McpServer({ name: 'docs', version: '1.0.0' })
+   *   .resource('file:///readme', { name: 'readme', mimeType: 'text/markdown', cache: { ttlMs: 60_000, cacheScope: 'public' } },
+   *     () => '# Hello')
+   * ```
+   */
   resource(uri: string, def: ResourceDefinition, handler: ResourceHandler): this {
     try {
       new URL(uri)
@@ -217,6 +283,23 @@ export class McpServer {
     })
   }
 
+  /**
+   * Registers resources by URI template (RFC 6570, levels 1 to 3, matched exactly). The handler gets the
+   * URI read and its variables, and returns undefined for one that does not exist (-32602); `def.list`
+   * puts concrete resources in `resources/list`, `def.complete` completes variables.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   *
+   * export const server = new McpServer({ name: 'users', version: '1.0.0' })
+   *   .resourceTemplate('users://{id}/profile', {
+   *     name: 'profile', mimeType: 'application/json',
+   *     list: () => [{ uri: 'users://1/profile', name: 'Ada' }],
+   *     complete: { id: (value) => ['1', '2'].filter((v) => v.startsWith(value)) },
+   *   }, (_uri, { id }) => (id === '1' ? JSON.stringify({ id, name: 'Ada' }) : undefined))
+   * ```
+   */
   resourceTemplate(uriTemplate: string, def: ResourceTemplateDefinition, handler: TemplateHandler): this {
     this.#assertFree('resourceTemplate', uriTemplate)
     const parsed = parseUriTemplate(uriTemplate)
@@ -230,35 +313,80 @@ export class McpServer {
     })
   }
 
-  /** Removes a tool, prompt, resource (by URI) or resource template (by URI template); false if absent. */
+  /**
+   * Removes a tool, prompt, resource (by URI) or resource template (by URI template) from this instance;
+   * false if absent. Other instances hear of it through `notify`.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   * import { serve } from 'mcp-edge/node'
+   *
+   * const server = new McpServer({ name: 'promo', version: '1.0.0' })
+   *   .tool('black_friday', { description: 'Today only' }, () => '50% off')
+   * const running = await serve(server)
+   *
+   * server.remove('tool', 'black_friday')
+   * await running.notify.toolsChanged()   // listen streams on every instance refetch the list
+   * ```
+   */
   remove(kind: Kind, name: string): boolean {
     const removed = this.#entries[kind].delete(name)
     if (removed) this.#changed(kind)
     return removed
   }
 
-  /** Hides an entry from lists and calls without forgetting it; `enable` brings it back. */
+  /**
+   * Hides an entry of this instance from lists and calls without forgetting it; `enable` brings it back.
+   * False if there is none of that name.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   *
+   * const server = new McpServer({ name: 'shop', version: '1.0.0' })
+   *   .tool('checkout', { description: 'Pays for the cart' }, () => 'Paid')
+   *
+   * server.disable('tool', 'checkout')   // payments are down
+   * server.enable('tool', 'checkout')    // and back
+   * ```
+   */
   disable(kind: Kind, name: string): boolean {
     return this.#setEnabled(kind, name, false)
   }
 
+  /** Brings back an entry `disable` hid; false if there is none of that name. See `disable`. */
   enable(kind: Kind, name: string): boolean {
     return this.#setEnabled(kind, name, true)
   }
 
-  /** Called after every change to a list of this instance, with the list that changed. Returns an unsubscribe function. */
+  /**
+   * Called after every change to a list of this instance, with the list that changed. Returns an
+   * unsubscribe function.
+   *
+   * @example
+   * ```ts
+   * import { McpServer } from 'mcp-edge'
+   *
+   * const server = new McpServer({ name: 'plugins', version: '1.0.0' })
+   * const stop = server.onListChanged((list) => console.error(`${list} changed`))
+   * server.tool('ping', { description: 'Answers pong' }, () => 'pong')   // "tools changed"
+   * stop()
+   * ```
+   */
   onListChanged(listener: (list: ListName) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }
 
-  /** The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
+  /** @internal The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
   find<K extends Kind>(kind: K, name: string, asker: Asker): Entries[K] | undefined {
     const entry = this.#entries[kind].get(name)
     return entry && shown(entry, asker) ? entry : undefined
   }
 
   /**
+   * @internal
    * The enabled entries the asker may see, in registration order; with `inScope`, only those whose scopes
    * it was granted too.
    */
@@ -271,12 +399,12 @@ export class McpServer {
     return [...this.#entries.tool.values()].some((e) => e.task !== undefined)
   }
 
-  /** Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */
+  /** @internal Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */
   hidesSome(kind: Kind): boolean {
     return this.#hiding.has(kind)
   }
 
-  /** The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
+  /** @internal The wire list of a kind as the asker sees it; computed once per change where nobody is hidden anything. */
   listed<K extends Kind>(kind: K, asker: Asker, inScope = false): Wire[K][] {
     const wire = WIRE[kind] as (e: Entries[K]) => Wire[K]
     if (this.hidesSome(kind)) return this.entries(kind, asker, inScope).map(wire)
@@ -285,6 +413,7 @@ export class McpServer {
     return items as Wire[K][]
   }
 
+  /** @internal */
   cachePolicy(kind: ListName | 'discover' | 'read'): CachePolicy {
     const policy = this.options.cache?.[kind] ?? DEFAULT_CACHE
     // A list that differs by who asks must not be shared by caches between askers.

@@ -25,6 +25,11 @@ export interface Subscription {
 }
 
 export interface Backplane {
+  /**
+   * What it is, in a word or two (`memory`, `redis`, `durable-objects`): what start-up lines show. Optional;
+   * one without it is shown as `custom`.
+   */
+  readonly kind?: string | undefined
   publish(event: ChangeEvent): Promise<void>
   /** Resolves once events on these topics are delivered to `listener`. */
   subscribe(topics: readonly string[], listener: Listener): Promise<Subscription>
@@ -77,7 +82,24 @@ export interface MemoryBackplaneOptions {
   onError?: ((error: unknown) => void) | undefined
 }
 
-/** Fan-out within one process: the default backplane, and the local half of every other one. */
+/**
+ * Fan-out within one process: the default backplane, and the local half of every other one.
+ *
+ * @example
+ * ```ts
+ * import { McpServer, memoryBackplane } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'feed', version: '1.0.0' })
+ *   .resource('feed://latest', { name: 'latest' }, () => 'nothing yet')
+ *
+ * // The default of every entry; made by hand, one is shared by two servers of one process.
+ * const backplane = memoryBackplane()
+ * const inside = await serve(server, { backplane, port: 3000 })
+ * await serve(server, { backplane, port: 3001, host: '0.0.0.0', allowedHosts: ['feed.example.com'] })
+ * await inside.notify.resourceUpdated('feed://latest')   // reaches the listen streams of both
+ * ```
+ */
 export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFanout {
   const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
   const byTopic = new Map<string, Set<Listener>>()
@@ -102,6 +124,7 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
     }
   }
   return {
+    kind: 'memory',
     get size() {
       return all.size
     },

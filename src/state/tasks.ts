@@ -56,6 +56,8 @@ export interface TaskRecord {
  * - a task may be forgotten from `expiresAt` on, and must not be before.
  */
 export interface TaskStore {
+  /** What it is, in a word or two (`memory`, `redis`, `durable-objects`): what start-up lines show; optional. */
+  readonly kind?: string | undefined
   /** Stores a new task (version 1). Rejects if the id exists. */
   create(task: TaskRecord): Promise<void>
   /** The task, or undefined when it does not exist or has expired. */
@@ -80,7 +82,21 @@ export interface MemoryTaskStoreOptions {
   sweepMs?: number | undefined
 }
 
-/** Tasks in this process's memory: the default, for one process (a restart forgets them). */
+/**
+ * Tasks in this process's memory: the default, for one process (a restart forgets them).
+ *
+ * @example
+ * ```ts
+ * import { McpServer, memoryTaskStore } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * // The default store, swept more often; share a Redis one (redisTaskStore) between processes.
+ * await serve(server, { tasks: { store: memoryTaskStore({ sweepMs: 10_000 }), ttlMs: 15 * 60_000 } })
+ * ```
+ */
 export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number } {
   const tasks = new Map<string, TaskRecord>()
   /** Ids by owner, in creation order: what list pages through. */
@@ -106,6 +122,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     return task && task.expiresAt > Date.now() ? task : undefined
   }
   return {
+    kind: 'memory',
     get size() {
       return tasks.size
     },

@@ -8,7 +8,24 @@ export interface UsedStates {
   claim(id: string, untilMs: number): Promise<boolean>
 }
 
-/** Used ids in this process's memory, forgotten after their expiry (swept as new ones come). */
+/**
+ * Used ids in this process's memory, forgotten after their expiry (swept as new ones come).
+ *
+ * @example
+ * ```ts
+ * import { McpServer, memoryUsedStates } from 'mcp-edge'
+ * import { serve } from 'mcp-edge/node'
+ *
+ * const server = new McpServer({ name: 'orders', version: '1.0.0' })
+ *   .tool('cancel_order', { description: 'Asks first' }, async (_args, ctx) => {
+ *     const answer = await ctx.elicit('sure', { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } })
+ *     return answer.action
+ *   })
+ *
+ * // What `singleUse: true` makes; several processes share redisUsedStates instead.
+ * await serve(server, { requestState: { singleUse: memoryUsedStates() } })
+ * ```
+ */
 export function memoryUsedStates(): UsedStates {
   const used = new Map<string, number>()
   let nextSweep = 0

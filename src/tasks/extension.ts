@@ -41,6 +41,8 @@ const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
 const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
 
 export interface TasksExtension extends Extension {
+  /** Where its tasks live. */
+  readonly store: TaskStore
   /**
    * Runs a task leased to `holder` here, to its next stop (an outcome, or input it waits for): what a store
    * that runs tasks itself (TaskStore.start) calls where the task lives.
@@ -58,6 +60,17 @@ export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
  * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
  * Requests at the seed draft get its core tasks from the same store (./seed.ts). Served by every runtime
  * whose server has a task tool (src/exchange/runtime.ts), so it is rarely made by hand.
+ *
+ * @example
+ * ```ts
+ * import { createFetchHandler, McpServer, memoryTaskStore, tasksExtension } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'reports', version: '1.0.0' })
+ *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
+ *
+ * // Usually the `tasks` option makes it: `createFetchHandler(server, { tasks: { ttlMs } })`.
+ * export const handler = createFetchHandler(server, { extensions: [tasksExtension({ store: memoryTaskStore(), ttlMs: 10 * 60_000 })] })
+ * ```
  */
 export function tasksExtension(options: TaskOptions = {}): TasksExtension {
   const settings: TaskSettings = {
@@ -187,6 +200,7 @@ export function tasksExtension(options: TaskOptions = {}): TasksExtension {
 
   return {
     id: TASKS,
+    store: service.store,
     methods: [call, listTools, get, update, cancel, inputResponse, result, list],
     advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
     async run(runtime, id, holder, host) {

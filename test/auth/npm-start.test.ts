@@ -3,7 +3,7 @@
  * server trusting the tests' local authorization server, whose keys it finds through the issuer's
  * metadata (no MCP_AUTH_JWKS_URI) and whose resource URL is its default, http://127.0.0.1:$PORT/mcp.
  */
-import { afterAll, beforeAll, describe } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resourceServerChecks, type AuthTarget } from '../helpers/auth-checks.js'
 import { startAuthServer, type AuthServer } from '../helpers/auth-server.js'
 import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
@@ -26,5 +26,10 @@ afterAll(async () => {
 })
 
 describe('npm start with MCP_AUTH_ISSUER', () => {
+  it('says at start-up that authorization is on, and whose tokens it takes', () => {
+    expect(server.log()).toMatch(new RegExp(`listening on ${server.url} \\| versions [^|]+ \\| backplane \\w+ \\| auth on \\|`))
+    expect(server.log()).toContain(`mcp-edge: tokens of ${as.issuer} for ${target.resource}`)
+  })
+
   resourceServerChecks(() => ({ target, as }))
 })

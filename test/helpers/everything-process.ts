@@ -7,6 +7,8 @@ export interface EverythingProcess {
   readonly url: string
   /** Sends `signal` (default SIGTERM: a graceful stop) and waits for the process to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>
+  /** What it wrote to stderr so far. */
+  log(): string
 }
 
 /** Starts examples/everything/node.ts on a free port (PORT=0) with `env` added; resolves once it listens. */
@@ -29,7 +31,7 @@ export function startServerProcess(entry: string, env: Record<string, string>, n
     child.stderr!.on('data', (c) => {
       log += c
       const m = /listening on (\S+)/.exec(log)
-      if (m) resolve({ child, url: m[1]!, stop })
+      if (m) resolve({ child, url: m[1]!, stop, log: () => log })
     })
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)))
   })

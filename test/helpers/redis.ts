@@ -54,7 +54,8 @@ export async function ownRedis() {
     }
   }
   const stop = async () => {
-    if (!child || child.exitCode !== null) return
+    // A killed child has a signalCode and no exitCode: stopping twice must not wait for a second exit.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = once(child, 'exit')
     child.kill('SIGKILL') // a paused server dies of it too
     await exited

@@ -8,7 +8,8 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
 
 /** The everything server on a free loopback port, without signal handlers. */
 export function startEverything(options: ServeOptions = {}, server?: McpServer): Promise<RunningServer> {
-  return serve(server ?? createEverythingServer(), { port: 0, handleSignals: false, requestState: { secret: TEST_SECRET }, ...options })
+  // Without the start-up line (test/adapters/node-serve.test.ts reads it) in every test's output.
+  return serve(server ?? createEverythingServer(), { port: 0, handleSignals: false, log: false, requestState: { secret: TEST_SECRET }, ...options })
 }
 
 export const META_2026 = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({

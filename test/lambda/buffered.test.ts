@@ -75,6 +75,16 @@ describe('buffered handler', () => {
     expect(JSON.parse((single as { body: string }).body)).toMatchObject({ error: { code: -32601 } })
   })
 
+  it('ALB: a target group health check at healthPath is answered 200, whatever its Host', async () => {
+    const check = {
+      requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/mcp/1' } },
+      httpMethod: 'GET', path: '/healthz', headers: { host: '10.0.1.17', 'user-agent': 'ELB-HealthChecker/2.0' }, queryStringParameters: {},
+      body: '', isBase64Encoded: false,
+    }
+    const result = await createBufferedLambdaHandler(server, { healthPath: '/healthz', allowedHosts: ['mcp.example.com'] })(check, context())
+    expect({ status: result.statusCode, body: result.body }).toEqual({ status: 200, body: '{"status":"serving"}' })
+  })
+
   it('a handler still running at the deadline: 504 with a JSON-RPC error, before the function times out', async () => {
     const result = await createBufferedLambdaHandler(server, { deadlineMarginMs: 200 })(httpApiEvent('tools/call', { name: 'ignores_abort', arguments: {} }), context(300))
     expect(result.statusCode).toBe(504)

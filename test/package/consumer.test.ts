@@ -10,12 +10,17 @@
  *   <!-- consumer: continues -->  the block goes on from the previous checked block: the two are one program
  *   <!-- consumer: skip -->       the block is not a TypeScript program (a signature sketch): not checked
  * A block that stands on its own is best; skip is for what is not code.
+ *
+ * The @example of every documented declaration in the installed package's dist/**\/*.d.ts (what an editor
+ * shows) is checked the same way, each a program of its own; and the declarations themselves with
+ * skipLibCheck off, which `tsc --init` turns on: a type left dangling by stripInternal would pass unseen.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPILERS, installPacked, run, type Compiler, type Consumer } from './install-packed.js'
+import { docExamples } from './doc-examples.js'
 import { readmeBlocks, type ReadmeBlock } from './readme-blocks.js'
 
 // A block that must fail, per program: a check that passes everything (files left out, types not loaded)
@@ -40,9 +45,13 @@ function parseDiagnostics(output: string): { diagnostics: Diagnostic[]; other: s
   return { diagnostics, other }
 }
 
-/** Type-checks blocks in one program; returns, per block that fails, its errors at README positions. */
-async function typeCheck(consumer: Consumer, compiler: Compiler, blocks: ReadmeBlock[], types: 'node' | 'workers'): Promise<string[]> {
-  const fileOf = (b: ReadmeBlock) => `blocks/readme-${b.line}.ts`
+/** Where a block comes from, for messages and for its file's name. */
+type Source = (block: ReadmeBlock) => { file: string; name: string }
+const README: Source = (b) => ({ file: 'README.md', name: `readme-${b.line}` })
+
+/** Type-checks blocks in one program; returns, per block that fails, its errors at their source's positions. */
+async function typeCheck(consumer: Consumer, compiler: Compiler, blocks: ReadmeBlock[], types: 'node' | 'workers', source: Source = README): Promise<string[]> {
+  const fileOf = (b: ReadmeBlock) => `blocks/${source(b).name}.ts`
   mkdirSync(join(consumer.dir, 'blocks'), { recursive: true })
   for (const b of blocks) writeFileSync(join(consumer.dir, fileOf(b)), `${b.code}\n`)
   const canary = `blocks/canary-${types}.ts`
@@ -65,10 +74,20 @@ async function typeCheck(consumer: Consumer, compiler: Compiler, blocks: ReadmeB
   return blocks.flatMap((b) => {
     const own = diagnostics.filter((d) => d.file === fileOf(b))
     if (own.length === 0) return []
-    const errors = own.map((d) => `  README.md:${b.lines[d.line - 1] ?? b.lines.at(-1)}:${d.column} ${d.code} ${d.message}`)
-    return [`README.md:${b.line}, checked by TypeScript ${compiler.version} with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
+    const { file } = source(b)
+    const errors = own.map((d) => `  ${file}:${b.lines[d.line - 1] ?? b.lines.at(-1)}:${d.column} ${d.code} ${d.message}`)
+    return [`${file}:${b.line}, checked by TypeScript ${compiler.version} with ${types === 'node' ? 'Node' : 'Worker'} types:\n${errors.join('\n')}`]
   })
 }
+
+/** What a user calls to define or serve a server: each has an @example in its declaration. */
+const ENTRY_POINTS = [
+  'McpServer', 'tool', 'prompt', 'resource', 'resourceTemplate', 'remove', 'disable', 'onListChanged', 'ToolError',
+  'createFetchHandler', 'createApp', 'jwtVerifier', 'memoryBackplane', 'memoryTaskStore', 'memoryUsedStates', 'tasksExtension',
+  'resumableRequests', 'exchange', 'createRuntime', 'serve', 'serveStdio', 'redisBackplane', 'redisTaskStore', 'redisUsedStates',
+  'redisSharedSecret', 'createLambdaHandler', 'createBufferedLambdaHandler', 'createWorker', 'McpHub', 'taskObject', 'hubBackplane',
+  'durableSharedSecret', 'durableUsedStates', 'durableTaskStore',
+]
 
 describe('the packed package in a consumer project', () => {
   let consumer: Consumer
@@ -76,6 +95,7 @@ describe('the packed package in a consumer project', () => {
     consumer = await installPacked()
   }, 180_000)
   afterAll(() => consumer?.remove())
+  const current = () => consumer.compilers.find((c) => c.name === 'typescript')!
 
   it.for([...COMPILERS])('type-checks every ```ts block of README.md with %s, under the tsconfig.json its tsc --init writes', { timeout: 120_000 }, async (name) => {
     const compiler = consumer.compilers.find((c) => c.name === name)!
@@ -99,6 +119,39 @@ describe('the packed package in a consumer project', () => {
     const problems = Object.values(JSON.parse(types.stdout).problems as Record<string, Array<{ kind: string; entrypoint: string; resolutionKind?: string }>>).flat()
     expect(problems.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs')).toEqual([])
   }, 60_000)
+
+  it('type-checks the @example of every entry point and registration method in the published declarations', async () => {
+    const examples = docExamples(join(consumer.dir, 'node_modules/mcp-edge'))
+    const documented = new Set(examples.map((e) => e.declares))
+    const missing = ENTRY_POINTS.filter((name) => !documented.has(name))
+    expect(missing, 'entry points without an @example').toEqual([])
+    const byFile = new Map(examples.map((e) => [e, { file: join('node_modules/mcp-edge', e.file), name: `${e.declares}-${e.line}` }]))
+    const source: Source = (b) => byFile.get(b as (typeof examples)[number])!
+    const failures = [
+      ...await typeCheck(consumer, current(), examples.filter((e) => !e.workers), 'node', source),
+      ...await typeCheck(consumer, current(), examples.filter((e) => e.workers), 'workers', source),
+    ]
+    if (failures.length > 0) throw new Error(`${failures.length} of ${examples.length} examples do not type-check:\n\n${failures.join('\n\n')}`)
+  }, 120_000)
+
+  it.for([...COMPILERS])('has declarations that hold together with skipLibCheck off, for %s', { timeout: 120_000 }, async (name) => {
+    const compiler = consumer.compilers.find((c) => c.name === name)!
+    for (const [types, entries] of [['node', ['', '/core', '/node', '/redis', '/lambda']], ['workers', ['/cloudflare']]] as const) {
+      const file = `blocks/entries-${types}.ts`
+      writeFileSync(join(consumer.dir, file), entries.map((e, i) => `export * as entry${i} from 'mcp-edge${e}'\n`).join(''))
+      const config = `tsconfig.declarations-${types}.${name}.json`
+      writeFileSync(join(consumer.dir, config), JSON.stringify({
+        extends: `./${compiler.tsconfig}`,
+        compilerOptions: { types: [types === 'node' ? 'node' : '@cloudflare/workers-types'], skipLibCheck: false },
+        files: [file],
+      }))
+      const output = await run(process.execPath, [compiler.tsc, '-p', config, '--noEmit', '--pretty', 'false'], { cwd: consumer.dir })
+        .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`)
+      // Other packages' declarations are theirs to keep: only the package's own and the entries file count.
+      const ours = parseDiagnostics(output).diagnostics.filter((d) => d.file.includes('node_modules/mcp-edge/') || d.file === file)
+      expect(ours, `${types} declarations`).toEqual([])
+    }
+  })
 
   it('answers a tools/call through the installed package, in plain Node', async () => {
     copyFileSync('test/package/smoke.mjs', join(consumer.dir, 'smoke.mjs'))

@@ -15,7 +15,7 @@ export interface ReadmeBlock {
 
 const MARKER = /^<!--\s*consumer:\s*(\S+)\s*-->$/
 // Importing the Workers adapter, or naming what it exports or a Worker global, makes a block Worker code.
-const WORKER_CODE = /from\s+['"]mcp-edge\/cloudflare['"]|\b(createWorker|McpHub|ExecutionContext|ExportedHandler|DurableObject\w*|KVNamespace|ScheduledController)\b/
+export const WORKER_CODE = /from\s+['"]mcp-edge\/cloudflare['"]|\b(createWorker|McpHub|ExecutionContext|ExportedHandler|DurableObject\w*|KVNamespace|ScheduledController)\b/
 
 export function readmeBlocks(markdown: string): ReadmeBlock[] {
   const text = markdown.split('\n')

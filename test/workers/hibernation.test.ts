@@ -3,7 +3,8 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { expect, it } from 'vitest'
 import type { McpHub } from '../../adapters/cloudflare/index.js'
-import { listChanged, shardOf } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import { listChanged } from '../../src/index.js'
 import { mcpRequest, sseReader } from './sse.js'
 
 it('delivers a change after the hub was evicted while idle', async () => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { createWorker, type McpHub } from '../../adapters/cloudflare/index.js'
 import { ALL_TOPICS, hubBackplane, tagOf, TOPICS_HEADER } from '../../adapters/cloudflare/backplane.js'
 import { until } from '../helpers/async.js'
-import { McpServer, resourceUpdated, shardOf } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import { McpServer, resourceUpdated } from '../../src/index.js'
 import { mcpRequest, sseReader } from './sse.js'
 
 const worker = exports.default

@@ -7,7 +7,8 @@ import { abortAllDurableObjects, createExecutionContext, runDurableObjectAlarm, 
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { durableUsedStates, type McpHub } from '../../adapters/cloudflare/index.js'
-import { createFetchHandler, shardOf } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import { createFetchHandler } from '../../src/index.js'
 import { META, mcpRequest } from './sse.js'
 
 type Modules = typeof import('../../adapters/cloudflare/index.js') & typeof import('../../src/index.js')

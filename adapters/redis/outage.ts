@@ -1,0 +1,45 @@
+import type { Redis } from 'ioredis'
+
+/**
+ * Where a connection goes, for messages: from what ioredis parsed (so a URL, a client or the defaults all
+ * read alike), with the password, if any, as `***`. Never the URL as given, which may carry it in a query.
+ */
+export function redisAddress(redis: Redis): string {
+  const { host, port, path, db, username, password, tls } = redis.options
+  const user = username || password ? `${username ?? ''}${password ? ':***' : ''}@` : ''
+  if (path) return `${user}unix:${path}`
+  return `${tls ? 'rediss' : 'redis'}://${user}${host}:${port}${db ? `/${db}` : ''}`
+}
+
+const reason = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'no reason given'
+
+/**
+ * A connection error as an operator needs it: a Redis never reached (a wrong address, a firewall, a password
+ * refused) is not the same trouble as one that answered and then went away.
+ */
+export const unreachable = (reached: boolean, where: string, cause: unknown): Error =>
+  new Error(reached
+    ? `lost its connection to ${where} (${reason(cause)}); reconnecting`
+    : `could not connect to ${where} (${reason(cause)}); retrying`, { cause })
+
+/** The default onError of a Redis user: one line on stderr, without a stack for what is no bug. */
+export const logOutage = (subject: string) => (e: unknown) => console.error(`mcp-edge: ${subject}: ${reason(e)}`)
+
+/**
+ * Reports a connection's failures once per outage (ioredis reconnects by itself and would otherwise print
+ * each attempt as an unhandled error): "could not connect" until it was first ready, "lost" after.
+ */
+export function reportOutages(redis: Redis, onError: (error: unknown) => void): void {
+  const where = redisAddress(redis)
+  let reached = false
+  let reported = false
+  redis.on('ready', () => {
+    reached = true
+    reported = false
+  })
+  redis.on('error', (e: unknown) => {
+    if (reported) return
+    reported = true
+    onError(unreachable(reached, where, e))
+  })
+}
