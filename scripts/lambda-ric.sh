@@ -5,7 +5,8 @@
 # libtool, make and g++ (installed with apt-get when absent and this runs as root).
 set -euo pipefail
 cd "$(dirname "$0")/../node_modules/aws-lambda-ric"
-[ -f dist/rapid-client.node ] && exit 0
+# 3.x keeps it in dist/, 4.x at the package's root.
+[ -f dist/rapid-client.node ] || [ -f rapid-client.node ] && exit 0
 missing=()
 for tool in cmake autoconf automake libtoolize make g++; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 if [ ${#missing[@]} -gt 0 ]; then
