@@ -33,21 +33,24 @@ function shell(command: string, extraEnv: Record<string, string> = {}) {
   child.stdout.on('data', (d) => (stdout += d))
   child.stderr.on('data', (d) => (stderr += d))
   const exit = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  /** The URL the command printed it listens on, or its output if it exited first. */
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /^mcp-edge-lambda: (http:\/\/\S+) runs /m.exec(stdout)
+      if (m) resolve(m[1]!)
+    })
+    void exit.then((code) => reject(new Error(`exited (${code}) before listening:\n${stdout}${stderr}`)))
+  })
+  url.catch(() => {})
+  const exited = exit.then((code) => ({ code, stdout, stderr }))
   return {
-    exit: exit.then((code) => ({ code, stdout, stderr })),
-    /** The URL the command printed it listens on, or its output if it exited first. */
-    url: new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', () => {
-        const m = /^mcp-edge-lambda: (http:\/\/\S+) runs /m.exec(stdout)
-        if (m) resolve(m[1]!)
-      })
-      void exit.then((code) => reject(new Error(`exited (${code}) before listening:\n${stdout}${stderr}`)))
-    }),
+    exit: exited,
+    url,
     stop: () => {
       try {
         process.kill(-child.pid!, 'SIGKILL')
       } catch {}
-      return exit
+      return exited
     },
   }
 }
@@ -113,10 +116,11 @@ describe("the README's Lambda build, on the installed mcp-edge-lambda", () => {
       await client.close()
     } finally {
       watcher.disconnect()
-      const { stdout } = await fn.stop()
+      await fn.stop()
       await redis.stop()
-      expect(stdout).toMatch(/^mcp-edge-lambda: http:\/\/127\.0\.0\.1:\d+\/mcp runs index\.handler from dist \(1 runtime processes, 30 s timeout\)$/m)
     }
+    const { stdout } = await fn.exit
+    expect(stdout).toMatch(/^mcp-edge-lambda: http:\/\/127\.0\.0\.1:\d+\/mcp runs index\.handler from dist \(1 instance, 30 s timeout\)$/m)
   }, 60_000)
 
   it('a bundle built without the banner: the command stops at once, saying which banner to add', async () => {

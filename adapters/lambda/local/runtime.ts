@@ -5,6 +5,7 @@
  * rapid-client.node), so only its package.json `bin` is relied on.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -12,9 +13,8 @@ import { dirname, join } from 'node:path'
 /** A failure the user can fix: its message says how; no stack trace needed. */
 export class SetupError extends Error {}
 
-const INSTALL = `  npm install -D aws-lambda-ric
-  npm approve-scripts aws-lambda-ric && npm rebuild aws-lambda-ric   # npm 11 runs no install script until approved
-Its install script builds a native part (a few minutes, once): it needs cmake, autoconf, automake, libtool, make and g++.`
+const BUILD = `  npm approve-scripts aws-lambda-ric && npm rebuild aws-lambda-ric
+Its install script builds the native part (Linux only, a few minutes): it needs cmake, autoconf, automake, libtool, make and g++.`
 
 /** The runtime client's executable, as the project at `root` (or this package's own tree) resolves it. */
 export function runtimeClient(root: string): string {
@@ -29,7 +29,10 @@ export function runtimeClient(root: string): string {
     const file = typeof bin === 'string' ? bin : bin?.['aws-lambda-ric']
     if (file) return join(dirname(manifest), file)
   }
-  throw new SetupError(`aws-lambda-ric is not installed: the function runs under AWS's runtime client, which the project must have:\n${INSTALL}`)
+  throw new SetupError(`aws-lambda-ric is not installed: the function runs under AWS's runtime client, which the project must have:
+  npm install -D aws-lambda-ric
+and, where npm did not run its install script (npm 11 asks for it to be approved):
+${BUILD}`)
 }
 
 /** One runtime process: the runtime client `ric` loading `handler` from `root`, polling the Runtime API at `api`. */
@@ -43,6 +46,9 @@ export function spawnRuntime(ric: string, root: string, handler: string, api: st
       AWS_LAMBDA_FUNCTION_NAME: 'mcp-edge',
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+      // Lambda sets these too, and aws-lambda-ric 4 refuses to invoke without them.
+      AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/mcp-edge',
+      AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`,
       LAMBDA_TASK_ROOT: root,
       _HANDLER: handler,
       NODE_OPTIONS: '',
@@ -63,7 +69,7 @@ export function whyNotStarted(handler: string, initError: string | undefined, ou
     return why
   }
   if (/rapid-client\.node/.test(output)) {
-    return `aws-lambda-ric's native part is not built (its install script did not run):\n${INSTALL}\n\n${output.trim()}`
+    return `aws-lambda-ric's native part is not built (its install script did not run):\n${BUILD}\n\n${output.trim()}`
   }
   return `the runtime client exited (code ${code}) before asking for an invocation:\n${output.trim()}`
 }
