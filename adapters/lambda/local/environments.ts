@@ -95,16 +95,6 @@ export async function startEnvironments(options: EnvironmentOptions): Promise<En
     return { slot, child: launch(slot) }
   }
 
-  /** Undefined once the process asked for an invocation; else why it could not. */
-  const loaded = (slot: State, child: ChildProcess) => {
-    let timer: NodeJS.Timeout | undefined
-    return new Promise<string | undefined>((resolve) => {
-      timer = setTimeout(() => resolve(`${options.handler} did not finish loading within ${options.startMs / 1000} s`), options.startMs)
-      slot.api.ready.then(() => resolve(undefined))
-      child.once('exit', (code) => resolve(whyNotStarted(options.handler, slot.api.initError, slot.output, code)))
-    }).finally(() => clearTimeout(timer))
-  }
-
   const close = async () => {
     closing = true
     for (const slot of slots) slot.kill()
@@ -112,7 +102,7 @@ export async function startEnvironments(options: EnvironmentOptions): Promise<En
   }
 
   const first = await Promise.all(Array.from({ length: options.instances }, add))
-  const failures = (await Promise.all(first.map(({ slot, child }) => loaded(slot, child)))).filter((f) => f !== undefined)
+  const failures = (await Promise.all(first.map(({ slot, child }) => loaded(slot, child, options)))).filter((f) => f !== undefined)
   if (failures.length > 0) {
     await close()
     throw new SetupError(failures[0])
@@ -148,4 +138,14 @@ export async function startEnvironments(options: EnvironmentOptions): Promise<En
     })
 
   return { slots, acquire, release, close }
+}
+
+/** Undefined once the process asked for an invocation (the handler loaded); else why it could not. */
+function loaded(slot: State, child: ChildProcess, options: EnvironmentOptions): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  return new Promise<string | undefined>((resolve) => {
+    timer = setTimeout(() => resolve(`${options.handler} did not finish loading within ${options.startMs / 1000} s`), options.startMs)
+    slot.api.ready.then(() => resolve(undefined))
+    child.once('exit', (code) => resolve(whyNotStarted(options.handler, slot.api.initError, slot.output, code)))
+  }).finally(() => clearTimeout(timer))
 }
