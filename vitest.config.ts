@@ -13,7 +13,7 @@ import { defineConfig } from 'vitest/config'
  */
 const OTHER_PROCESS = [
   'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
-  'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/auth/npm-start.test.ts',
+  'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 // `npm run test:node24` (the second Node of .ci/run): the tests whose server runs in this process, plus the

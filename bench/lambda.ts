@@ -1,17 +1,18 @@
 /**
  * AWS Lambda: bundle size, cold start under the real runtime client (aws-lambda-ric) and warm tools/call
  * through the local function URL, for a minimal server on mcp-edge and the same server on the official SDK
- * v2, next to a function with no server at all. Each is bundled the same way (npm run build:lambda's esbuild).
+ * v2, next to a function with no server at all. Each is bundled the same way (template.yaml's esbuild build,
+ * scripts/build-lambda.ts).
  *   node --import tsx bench/lambda.ts [--runs 10] [--seconds 5]
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { buildLambda } from '../scripts/build-lambda.js'
-import { spawnRuntime, startFunctionUrl } from '../scripts/lambda-local/function-url.js'
-import { startRuntimeApi } from '../scripts/lambda-local/runtime-api.js'
+import { startFunctionUrl } from '../adapters/lambda/local/function-url.js'
+import { startRuntimeApi } from '../adapters/lambda/local/runtime-api.js'
+import { runtimeClient, spawnRuntime } from '../adapters/lambda/local/runtime.js'
 import { bodyFor, ensureWrk, headersFor, median, wrk } from './load.js'
 import { fmt, machine, writeSection } from './report.js'
 
@@ -35,11 +36,11 @@ const event = {
 }
 
 /** A new runtime process to its first poll (runtime client and module loaded) and to its first answer. */
-async function coldStart(root: string, empty: boolean): Promise<{ init: number; answer: number }> {
+async function coldStart(root: string, handler: string, empty: boolean): Promise<{ init: number; answer: number }> {
   const api = await startRuntimeApi()
   const invocation = api.invoke(event, 30_000)
   const t = performance.now()
-  const child = spawnRuntime(root, 'index.handler', api.address)
+  const child = spawnRuntime(runtimeClient(root), root, handler, api.address)
   child.stdout?.resume()
   child.stderr?.resume()
   await api.ready
@@ -58,15 +59,15 @@ async function coldStart(root: string, empty: boolean): Promise<{ init: number; 
 execFileSync('scripts/lambda-ric.sh', { stdio: 'inherit' })
 ensureWrk()
 const built = await Promise.all(FUNCTIONS.map(async (f) => {
-  const file = await buildLambda(`bench/lambda/${f.entry}`, `dist/lambda/bench-${f.entry.replace('.ts', '')}`)
+  const { dir, file, handler } = await buildLambda(`dist/lambda/bench-${f.entry.replace('.ts', '')}`, { entry: `bench/lambda/${f.entry}` })
   const code = readFileSync(file)
-  return { ...f, root: dirname(file), raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength }
+  return { ...f, root: dir, handler, raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength }
 }))
 
 const cold = new Map(built.map((f) => [f.name, { init: [] as number[], answer: [] as number[] }]))
 for (let run = 0; run < RUNS; run++) {
   for (const f of built) {
-    const { init, answer } = await coldStart(f.root, f.entry === 'empty.ts')
+    const { init, answer } = await coldStart(f.root, f.handler, f.entry === 'empty.ts')
     cold.get(f.name)!.init.push(init)
     cold.get(f.name)!.answer.push(answer)
   }
@@ -74,7 +75,7 @@ for (let run = 0; run < RUNS; run++) {
 
 const warm = new Map<string, Awaited<ReturnType<typeof wrk>>>()
 for (const f of built.filter((f) => f.entry !== 'empty.ts')) {
-  const fn = await startFunctionUrl({ root: f.root, port: 0, instances: 1, maxInstances: 1, holdBytes: 0, log: () => {} })
+  const fn = await startFunctionUrl({ root: f.root, handler: f.handler, port: 0, instances: 1, maxInstances: 1, holdBytes: 0, log: () => {} })
   await fetch(fn.url, { method: 'POST', headers: headersFor(call), body: bodyFor(call) })
   warm.set(f.name, await wrk(fn.url, call, { seconds: SECONDS, connections: 1 }))
   await fn.close()
@@ -95,7 +96,7 @@ const body = `## AWS Lambda: bundle, cold start under the runtime client, warm t
 \`node --import tsx bench/lambda.ts --runs ${RUNS} --seconds ${SECONDS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.
 One minimal server (one \`echo\` tool) on mcp-edge (\`createLambdaHandler\`) and on the official SDK v2 (\`createMcpHandler\`,
 given the same event-to-Request plumbing and response pump), beside a streaming function with no server. Each is one
-ES module bundled by esbuild (minified, dependencies included) as \`npm run build:lambda\` does. Cold start: a new
+ES module bundled by esbuild (minified, dependencies included) as \`sam build\` does with template.yaml. Cold start: a new
 \`aws-lambda-ric\` process (with its native client) against a local Runtime API that already holds a tools/call
 invocation; *first poll* is process start until the runtime client, its handler module loaded, asks for work;
 *module init* is that less the baseline's (what loading the server costs); *first answer* is process start until

@@ -1,11 +1,11 @@
 /**
- * The everything server as an AWS Lambda function with a streaming function URL (`npm run build:lambda`
- * bundles it; template.yaml deploys it; `npm run start:lambda` runs it locally under the real runtime
- * client). With REDIS_URL set, listen streams hear changes made by any instance, input requests complete
- * on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET, shared by all, signs them), and tasks
- * live in Redis: a task runs on in the invocation that made it, after its response, within the function's
- * timeout, and any instance reads, answers or cancels it. MCP_AUTH_ISSUER and MCP_RESOURCE_URL turn on
- * authorization (examples/everything/auth.ts).
+ * The everything server as an AWS Lambda function with a streaming function URL (template.yaml's
+ * function: `sam build` bundles it, `sam deploy` deploys it; `npm run start:lambda` builds it the same way
+ * and runs it locally under the real runtime client). With REDIS_URL set, listen streams hear changes made
+ * by any instance, input requests complete on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET,
+ * shared by all, signs them), and tasks live in Redis: a task runs on in the invocation that made it, after
+ * its response, within the function's timeout, and any instance reads, answers or cancels it.
+ * MCP_AUTH_ISSUER and MCP_RESOURCE_URL turn on authorization (examples/everything/auth.ts).
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'

@@ -1,7 +1,9 @@
-/** A bundled function behind the local function URL (scripts/lambda-local), on real runtime client processes. */
-import { dirname } from 'node:path'
+/**
+ * A function behind the local function URL (adapters/lambda/local), on real runtime client processes, built
+ * as `sam build` builds template.yaml's function (scripts/build-lambda.ts).
+ */
 import { buildLambda } from '../../scripts/build-lambda.js'
-import { startFunctionUrl, type FunctionUrl, type FunctionUrlOptions } from '../../scripts/lambda-local/function-url.js'
+import { startFunctionUrl, type FunctionUrl, type FunctionUrlOptions } from '../../adapters/lambda/local/function-url.js'
 
 export interface LocalFunction extends FunctionUrl {
   /** What the runtime processes printed. */
@@ -10,10 +12,14 @@ export interface LocalFunction extends FunctionUrl {
   processes(): string
 }
 
-export async function startFunction(entry: string, name: string, options: Partial<FunctionUrlOptions> = {}): Promise<LocalFunction> {
-  const file = await buildLambda(entry, `dist/lambda/${name}`)
+/**
+ * `entry` bundled into dist/lambda/<name> and served with its `handler` export (options.handler names
+ * another, as `file.export`); without `entry`, template.yaml's own function with its Handler.
+ */
+export async function startFunction(entry: string | undefined, name: string, options: Partial<FunctionUrlOptions> = {}): Promise<LocalFunction> {
+  const built = await buildLambda(`dist/lambda/${name}`, entry === undefined ? {} : { entry })
   const logs: string[] = []
-  const running = await startFunctionUrl({ root: dirname(file), port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options })
+  const running = await startFunctionUrl({ root: built.dir, handler: built.handler, port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options })
   return Object.assign(running, {
     logs,
     processes: () => running.environments.map((e) => `${e.pid}/${e.starts}`).join(' '),

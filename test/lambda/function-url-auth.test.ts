@@ -1,5 +1,5 @@
 /**
- * examples/everything on the local function URL with MCP_AUTH_ISSUER: real runtime client processes as an
+ * template.yaml's function (examples/everything) on the local function URL with MCP_AUTH_ISSUER: real runtime client processes as an
  * OAuth resource server, the JWKS found through the issuer's metadata and cached across invocations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +17,7 @@ beforeAll(async () => {
   as = await startAuthServer()
   const port = await freePort()
   const resource = `http://127.0.0.1:${port}/mcp`
-  fn = await startFunction('examples/everything/lambda.ts', 'everything-auth', {
+  fn = await startFunction(undefined, 'everything-auth', {
     port,
     instances: 1,
     maxInstances: 1,

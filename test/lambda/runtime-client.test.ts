@@ -113,7 +113,7 @@ describe('Lambda under the real runtime client', () => {
 describe('a body stream that fails midway, under the real runtime client', () => {
   let broken: LocalFunction
   beforeAll(async () => {
-    broken = await startFunction('test/lambda/fixture.ts', 'fixture-broken', { handler: 'index.brokenBody', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+    broken = await startFunction('test/lambda/fixture.ts', 'fixture-broken', { handler: 'fixture.brokenBody', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
   }, 60_000)
   afterAll(() => broken?.close())
 

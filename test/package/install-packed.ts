@@ -1,8 +1,8 @@
 /** An empty ESM project in a temp dir with this repository's `npm pack` tarball installed, without network. */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { promisify } from 'node:util'
 
 export const run = promisify(execFile)
@@ -14,8 +14,8 @@ const ROOT = process.cwd()
  */
 export const COMPILERS = ['typescript', 'typescript-5'] as const
 
-/** What README snippets import besides mcp-edge, and the types to check them with. */
-const README_NEEDS = ['zod', 'hono', 'ioredis', ...COMPILERS, '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider']
+/** What README snippets import besides mcp-edge, the types to check them with, and the bundler. */
+const README_NEEDS = ['zod', 'hono', 'ioredis', ...COMPILERS, '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider', 'esbuild']
 
 export interface Compiler {
   name: (typeof COMPILERS)[number]
@@ -56,6 +56,7 @@ export async function installPacked(): Promise<Consumer> {
     const installed = join(dir, 'node_modules/mcp-edge')
     mkdirSync(installed, { recursive: true })
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
+    linkBins(dir, 'mcp-edge')
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>
     for (const name of new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), ...README_NEEDS])) {
       linkFromRepository(dir, name)
@@ -80,10 +81,25 @@ async function initTypeScript(dir: string, name: Compiler['name']): Promise<Comp
   return { name, version, tsc, tsconfig }
 }
 
-function linkFromRepository(dir: string, name: string) {
+/** The consumer's node_modules/<name> as a link to this repository's, its commands in node_modules/.bin. */
+export function linkFromRepository(dir: string, name: string) {
   const source = join(ROOT, 'node_modules', name)
   if (!existsSync(source)) throw new Error(`${name} is not in this repository's node_modules: run npm ci`)
   const target = join(dir, 'node_modules', name)
   mkdirSync(dirname(target), { recursive: true })
   symlinkSync(realpathSync(source), target, 'junction')
+  linkBins(dir, name)
+}
+
+/** node_modules/.bin links to a package's `bin` files, made executable, as npm makes them on install. */
+function linkBins(dir: string, name: string) {
+  const pkg = join(dir, 'node_modules', name)
+  const { bin } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> }
+  const bins = typeof bin === 'string' ? { [name.split('/').pop()!]: bin } : (bin ?? {})
+  const binDir = join(dir, 'node_modules/.bin')
+  mkdirSync(binDir, { recursive: true })
+  for (const [command, file] of Object.entries(bins)) {
+    chmodSync(join(pkg, file), 0o755)
+    symlinkSync(relative(binDir, join(pkg, file)), join(binDir, command))
+  }
 }

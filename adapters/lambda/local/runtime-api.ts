@@ -31,6 +31,8 @@ export interface RuntimeApi {
   readonly address: string
   /** Resolves when the runtime client first asks for an invocation: its process has started and loaded the handler. */
   readonly ready: Promise<void>
+  /** What the runtime client reported when the handler failed to load (its JSON: errorType, errorMessage), if it did. */
+  readonly initError: string | undefined
   /** True while no invocation is running: the runtime client is waiting for the next. */
   readonly idle: boolean
   /** Hands an invocation to the runtime; the environment must be idle. */
@@ -49,6 +51,7 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
   let waiting: ServerResponse | undefined
   let queued: { id: string; event: unknown; deadlineMs: number } | undefined
   let running: Running | undefined
+  let initError: string | undefined
   let polled!: () => void
   const ready = new Promise<void>((resolve) => (polled = resolve))
 
@@ -98,6 +101,7 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
     }
     if (req.method === 'POST' && url === `${BASE}/init/error`) {
       return void readAll(req).then((payload) => {
+        initError = payload
         running?.settle({ kind: 'error', payload })
         running = undefined
         res.writeHead(202).end('{"status":"OK"}')
@@ -114,6 +118,9 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
   return {
     address: `127.0.0.1:${port}`,
     ready,
+    get initError() {
+      return initError
+    },
     get idle() {
       return running === undefined && queued === undefined
     },
