@@ -99,6 +99,8 @@ function linkBins(dir: string, name: string) {
   const binDir = join(dir, 'node_modules/.bin')
   mkdirSync(binDir, { recursive: true })
   for (const [command, file] of Object.entries(bins)) {
+    // typescript and typescript-5 both name `tsc`: the first linked keeps it, as npm gives it to `typescript`.
+    if (existsSync(join(binDir, command))) continue
     chmodSync(join(pkg, file), 0o755)
     symlinkSync(relative(binDir, join(pkg, file)), join(binDir, command))
   }
