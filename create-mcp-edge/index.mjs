@@ -87,7 +87,7 @@ function create(dir, runtime, mcpEdge, install) {
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
 
   const where = relative(process.cwd(), dir) || '.'
-  console.log(`Made ${name} (${RUNTIMES[/** @type {keyof RUNTIMES} */ (runtime)]}) in ${where}.`)
+  console.log(`Made ${name} in ${where}: ${RUNTIMES[/** @type {keyof RUNTIMES} */ (runtime)]}.`)
   if (install && spawnSync('npm', ['install'], { cwd: dir, stdio: 'inherit', shell: process.platform === 'win32' }).status !== 0) {
     fail(`npm install failed in ${where}: run it there again once the cause is fixed.`)
   }
