@@ -1,12 +1,13 @@
 /**
- * Builds a function of template.yaml as `sam build` does with BuildMethod esbuild, without SAM: the same
- * esbuild command, each BuildProperty turned into one flag the way AWS Lambda Builders turns it (Minify: true
- * is --minify, Format: esm is --format=esm, a list is one --key:item per item). So the tests load exactly
- * what `sam deploy` uploads.
+ * `npm run build`: builds a function of template.yaml as `sam build` does with BuildMethod esbuild, without
+ * SAM: the same esbuild command, each BuildProperty turned into one flag the way AWS Lambda Builders turns it
+ * (Minify: true is --minify, Format: esm is --format=esm, a list is one --key:item per item). So the tests and
+ * `npm run dev` load exactly what `sam deploy` uploads.
  */
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { parse } from 'yaml'
 
@@ -28,3 +29,5 @@ export async function samBuild(functionId = 'McpFunction', outdir = join('dist',
   await promisify(execFile)(esbuild, ['--bundle', '--platform=node', `--outdir=${outdir}`, '--log-level=warning', ...flags, ...entryPoints as string[]], { shell: process.platform === 'win32' })
   return outdir
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(`Built ${await samBuild()}`)
