@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm create mcp-edge@latest my-server`: copies templates/<runtime> into an empty folder, with the project's
-// name in place of my-mcp-server, then runs npm install there.
+// `npm create mcp-edge@latest my-server`: copies templates/shared and templates/<runtime> into an empty folder,
+// with the project's name in place of my-mcp-server, then runs npm install there.
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { basename, join, relative, resolve } from 'node:path'
@@ -72,10 +72,8 @@ function create(dir, runtime, mcpEdge, install) {
   // A .git of its own is fine (`git init` first); anything else would be overwritten or mixed in.
   if (existsSync(dir) && readdirSync(dir).some((entry) => entry !== '.git')) fail(`${dir} is not empty: pick a new folder.`)
   const name = projectName(dir)
-  const template = join(TEMPLATES, runtime)
-  // What working on a template in place leaves behind (create-mcp-edge/.gitignore) is not part of it.
-  const leftover = /^(node_modules|package-lock\.json|\.wrangler|\.aws-sam|dist)$/
-  cpSync(template, dir, { recursive: true, filter: (from) => !leftover.test(relative(template, from).split(/[\\/]/)[0] ?? '') })
+  // The files every runtime shares (the server's definition, its test), then the runtime's own.
+  for (const layer of [join(TEMPLATES, 'shared'), join(TEMPLATES, runtime)]) cpSync(layer, dir, { recursive: true })
   // npm pack leaves out every .gitignore (it reads them as ignore rules), so the template ships it as _gitignore.
   renameSync(join(dir, '_gitignore'), join(dir, '.gitignore'))
   for (const file of files(dir)) {

@@ -37,8 +37,10 @@ describe('create-mcp-edge', () => {
     expect(code).toBe(0)
     expect(stdout).toContain('npm install')   // the next steps say it, since it did not run
     const project = join(dir, 'My Server!')
-    // Every file of the template, with the _gitignore that npm pack keeps as the .gitignore a project needs.
-    expect(listing(project)).toEqual(listing(join(TEMPLATES, runtime)).map((f) => (f === '_gitignore' ? '.gitignore' : f)).sort())
+    // The shared files and the runtime's, with the _gitignore that npm pack keeps as the .gitignore a project needs.
+    const template = [...listing(join(TEMPLATES, 'shared')), ...listing(join(TEMPLATES, runtime))]
+    expect(listing(project)).toEqual(template.map((f) => (f === '_gitignore' ? '.gitignore' : f)).sort())
+    expect(listing(project)).toEqual(expect.arrayContaining(['src/server.ts', 'test/server.test.ts', 'test/start.ts', 'README.md']))
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
     expect(manifest.name).toBe('my-server')
     expect(manifest.dependencies['mcp-edge']).toBe('file:../mcp-edge.tgz')

@@ -1,7 +1,7 @@
 import { McpServer, ToolError } from 'mcp-edge'
 import * as z from 'zod'
 
-/** What the server offers, whatever serves it (src/main.ts on Node, the test in-process). */
+/** What the server offers; the runtime's entry beside this file serves it, and test/start.ts starts it for the tests. */
 export const server = new McpServer({ name: 'my-mcp-server', version: '0.1.0' })
   .tool('greet', {
     description: 'Greets someone by name',
