@@ -3,7 +3,7 @@
 // with the project's name in place of my-mcp-server, then runs npm install there.
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { basename, join, relative, resolve } from 'node:path'
+import { basename, join, relative, resolve, sep } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 
@@ -39,15 +39,19 @@ async function main(argv) {
   if (values.help) return console.log(USAGE)
   const asking = process.stdin.isTTY && process.stdout.isTTY
   const prompt = asking ? createInterface({ input: process.stdin, output: process.stdout }) : undefined
+  let folder, runtime
   try {
-    const folder = positionals[0] ?? (await prompt?.question('Project folder (my-mcp-server): '))?.trim() ?? fail('Name the project folder.')
-    const runtime = values.runtime ?? (prompt ? await askRuntime(prompt) : fail('Say which runtime with --runtime workers, lambda or node.'))
-    if (!Object.hasOwn(RUNTIMES, runtime)) fail(`Unknown runtime "${runtime}": workers, lambda or node.`)
-    prompt?.close()
-    create(resolve(folder || 'my-mcp-server'), runtime, values['mcp-edge'], values.install)
+    folder = positionals[0] ?? (await prompt?.question('Project folder (my-mcp-server): '))?.trim() ?? fail('Name the project folder.')
+    runtime = values.runtime ?? (prompt ? await askRuntime(prompt) : fail('Say which runtime with --runtime workers, lambda or node.'))
+  } catch (error) {
+    // Ctrl+D or Ctrl+C at a question: the user left; nothing was written.
+    if (/** @type {{ code?: string }} */ (error).code === 'ABORT_ERR') process.exit((console.log(), 130))
+    throw error
   } finally {
     prompt?.close()
   }
+  if (!Object.hasOwn(RUNTIMES, runtime)) fail(`Unknown runtime "${runtime}": workers, lambda or node.`)
+  create(resolve(folder || 'my-mcp-server'), runtime, values['mcp-edge'], values.install)
 }
 
 /** @param {import('node:readline/promises').Interface} prompt */
@@ -76,7 +80,7 @@ function create(dir, runtime, mcpEdge, install) {
   for (const layer of [join(TEMPLATES, 'shared'), join(TEMPLATES, runtime)]) cpSync(layer, dir, { recursive: true })
   // npm pack leaves out every .gitignore (it reads them as ignore rules), so the template ships it as _gitignore.
   renameSync(join(dir, '_gitignore'), join(dir, '.gitignore'))
-  for (const file of files(dir)) {
+  for (const file of files(dir).filter((file) => !relative(dir, file).startsWith('.git' + sep))) {
     const text = readFileSync(file, 'utf8')
     if (text.includes(PLACEHOLDER)) writeFileSync(file, text.replaceAll(PLACEHOLDER, name))
   }
