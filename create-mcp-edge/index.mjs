@@ -45,8 +45,9 @@ async function main(argv) {
     runtime = values.runtime ?? (prompt ? await askRuntime(prompt) : fail('Say which runtime with --runtime workers, lambda or node.'))
   } catch (error) {
     // Ctrl+D or Ctrl+C at a question: the user left; nothing was written.
-    if (/** @type {{ code?: string }} */ (error).code === 'ABORT_ERR') process.exit((console.log(), 130))
-    throw error
+    if (/** @type {{ code?: string }} */ (error).code !== 'ABORT_ERR') throw error
+    console.log()
+    process.exit(130)
   } finally {
     prompt?.close()
   }
