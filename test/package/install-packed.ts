@@ -17,6 +17,15 @@ export interface Consumer {
   remove(): void
 }
 
+/** `npm pack` of the package in `dir` (its prepack runs) into the folder `into`, made if missing, which holds no other tarball; returns the tarball's path. */
+export async function pack(dir: string, into: string): Promise<string> {
+  mkdirSync(into, { recursive: true })
+  await run('npm', ['pack', '--pack-destination', into], { cwd: dir, maxBuffer: 64 << 20 })
+  const tarballs = readdirSync(into).filter((f) => f.endsWith('.tgz'))
+  if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${into}`)
+  return join(into, tarballs[0]!)
+}
+
 /**
  * `npm pack` runs prepack (the build) and leaves only dist/ behind. The tarball is unpacked into
  * node_modules/mcp-edge as npm would; its dependencies and the README's are links to this repository's
@@ -48,15 +57,6 @@ export async function installPacked(): Promise<Consumer> {
     remove()
     throw error
   }
-}
-
-/** `npm pack` of the package in `dir` (its prepack runs) into the folder `into`, made if missing, which holds no other tarball; returns the tarball's path. */
-export async function pack(dir: string, into: string): Promise<string> {
-  mkdirSync(into, { recursive: true })
-  await run('npm', ['pack', '--pack-destination', into], { cwd: dir, maxBuffer: 64 << 20 })
-  const tarballs = readdirSync(into).filter((f) => f.endsWith('.tgz'))
-  if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${into}`)
-  return join(into, tarballs[0]!)
 }
 
 function linkFromRepository(dir: string, name: string) {
