@@ -32,6 +32,15 @@ export interface Consumer {
   remove(): void
 }
 
+/** `npm pack` of the package in `dir` (its prepack runs) into the folder `into`, made if missing, which holds no other tarball; returns the tarball's path. */
+export async function pack(dir: string, into: string): Promise<string> {
+  mkdirSync(into, { recursive: true })
+  await run('npm', ['pack', '--pack-destination', into], { cwd: dir, maxBuffer: 64 << 20 })
+  const tarballs = readdirSync(into).filter((f) => f.endsWith('.tgz'))
+  if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${into}`)
+  return join(into, tarballs[0]!)
+}
+
 /**
  * `npm pack` runs prepack (the build) and leaves only dist/ behind. The tarball is unpacked into
  * node_modules/mcp-edge as npm would; its dependencies and the README's are links to this repository's
@@ -47,10 +56,7 @@ export async function installPacked(): Promise<Consumer> {
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    await run('npm', ['pack', '--pack-destination', packDir], { cwd: ROOT, maxBuffer: 64 << 20 })
-    const tarballs = readdirSync(packDir).filter((f) => f.endsWith('.tgz'))
-    if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${packDir}`)
-    const tarball = join(packDir, tarballs[0]!)
+    const tarball = await pack(ROOT, packDir)
 
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2)}\n`)
     const installed = join(dir, 'node_modules/mcp-edge')
