@@ -25,6 +25,12 @@ export interface Compiler {
   tsconfig: string
 }
 
+interface Manifest {
+  dependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>
+}
+
 export interface Consumer {
   dir: string
   tarball: string
@@ -63,8 +69,10 @@ export async function installPacked(): Promise<Consumer> {
     mkdirSync(installed, { recursive: true })
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
     linkBins(dir, 'mcp-edge')
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>
-    for (const name of new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), ...README_NEEDS])) {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Manifest
+    // Optional peers (ioredis, aws-lambda-ric) are the user's choice: only those the README uses are linked.
+    const required = Object.keys(manifest.peerDependencies ?? {}).filter((name) => !manifest.peerDependenciesMeta?.[name]?.optional)
+    for (const name of new Set([...Object.keys(manifest.dependencies ?? {}), ...required, ...README_NEEDS])) {
       linkFromRepository(dir, name)
     }
     const compilers = await Promise.all(COMPILERS.map((name) => initTypeScript(dir, name)))
