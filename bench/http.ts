@@ -68,23 +68,26 @@ try {
 
   const leakRows: string[] = []
   const call = SCENARIOS[0]!.request
-  // wrk runs for a time, not a count: run it in 5 s slices until the count is reached.
+  // wrk runs for a time, not a count: run it in 5 s slices until the count is reached. mcp-edge must answer
+  // every call; a contender's failures (the SDK v2 on Node 22 drops about one in 200,000) are counted and shown.
   const load = async (s: Server, count: number) => {
     let done = 0
+    let failed = 0
     while (done < count) {
       const r = await wrk(s.url, call, { seconds: 5, connections: CONNECTIONS })
-      if (r.errors > 0) throw new Error(`${s.name}: ${r.errors} failed requests`)
+      if (r.errors > 0 && s.name === 'mcp-edge') throw new Error(`${s.name}: ${r.errors} failed requests`)
       done += r.requests
+      failed += r.errors
     }
-    return done
+    return { done, failed }
   }
   for (const s of servers.filter((s) => s.name !== 'bare Hono')) {
     await load(s, LEAK / 10) // warm-up
     const before = await s.memory()
-    const calls = await load(s, LEAK)
+    const { done: calls, failed } = await load(s, LEAK)
     const after = await s.memory()
     const growth = (after.rss - before.rss) / 2 ** 20
-    leakRows.push(`| ${s.name} | ${calls.toLocaleString('en')} | ${fmt(before.rss / 2 ** 20)} MB | ${fmt(after.rss / 2 ** 20)} MB | ${fmt(growth)} MB | ${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)} MB |`)
+    leakRows.push(`| ${s.name} | ${calls.toLocaleString('en')} | ${fmt(before.rss / 2 ** 20)} MB | ${fmt(after.rss / 2 ** 20)} MB | ${fmt(growth)} MB | ${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)} MB | ${failed} |`)
     console.log(`leak: ${s.name} RSS ${fmt(before.rss / 2 ** 20)} -> ${fmt(after.rss / 2 ** 20)} MB after ${calls} calls`)
   }
 
@@ -115,8 +118,8 @@ runs no MCP at all).
 
 RSS and V8 heap after GC, after a warm-up of ${(LEAK / 10).toLocaleString('en')} calls and after ${LEAK.toLocaleString('en')} more.
 
-| server | calls | RSS before | RSS after | RSS growth | heap growth |
-|---|---|---|---|---|---|
+| server | calls | RSS before | RSS after | RSS growth | heap growth | failed |
+|---|---|---|---|---|---|---|
 ${leakRows.join('\n')}
 `)
 } finally {
