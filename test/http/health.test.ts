@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { createApp, createFetchHandler, McpServer } from '../../src/index.js'
+import { createApp, createFetchHandler, McpServer, memoryBackplane, type Backplane } from '../../src/index.js'
 import { serve } from '../../adapters/node/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 
@@ -69,6 +69,14 @@ describe('the health route', () => {
     expect((await createFetchHandler(server)(probe('http://127.0.0.1/healthz'))).status).toBe(405)
     expect(() => createFetchHandler(server, { healthPath: 'healthz' })).toThrow(/healthPath must be a path/)
     expect(createFetchHandler(server).summary.health).toBeUndefined()
+  })
+
+  it('names each service by its kind in the summary, and one without a kind as custom', () => {
+    const local = memoryBackplane()
+    const custom: Backplane = { publish: (e) => local.publish(e), subscribe: (t, l) => local.subscribe(t, l), close: async () => {} }
+    const summary = createFetchHandler(server, { backplane: custom }).summary
+    expect(summary).toMatchObject({ backplane: 'custom', auth: false, tasks: undefined, resumable: undefined })
+    expect(createFetchHandler(server, { tasks: {}, resumable: true }).summary).toMatchObject({ backplane: 'memory', tasks: 'memory', resumable: 'memory' })
   })
 
   it('is routed by createApp beside the endpoint', async () => {

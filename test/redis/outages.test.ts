@@ -4,8 +4,10 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { describe, expect, it } from 'vitest'
+import { Redis, type RedisOptions } from 'ioredis'
+import { describe, expect, it, vi } from 'vitest'
 import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { logOutage, redisAddress, unreachable } from '../../adapters/redis/outage.js'
 import { listChanged } from '../../src/index.js'
 import { until } from '../helpers/async.js'
 import { freePort } from '../helpers/port.js'
@@ -63,6 +65,34 @@ describe('Redis outages', () => {
       await redis.stop()
     }
   }, 20_000)
+
+  it('names a connection by what ioredis parsed: a user, a password alone, TLS, a database, a socket', () => {
+    const address = (...args: [string] | [RedisOptions]) => {
+      const redis = new Redis(...(args as [string]), { lazyConnect: true })
+      try {
+        return redisAddress(redis)
+      } finally {
+        redis.disconnect()
+      }
+    }
+    expect(address('redis://reader@db.example:6380')).toBe('redis://reader@db.example:6380')
+    expect(address('redis://:s3cret-pw@db.example:6380')).toBe('redis://:***@db.example:6380')
+    expect(address('rediss://db.example:6380/3')).toBe('rediss://db.example:6380/3')
+    expect(address({ path: '/run/redis.sock', password: 'pw' })).toBe(':***@unix:/run/redis.sock')
+  })
+
+  it('keeps the error it reports on as the cause, and logs one line of it by default', () => {
+    const refused = new Error('connect ECONNREFUSED')
+    expect(unreachable(false, 'redis://h:1', refused).cause).toBe(refused)
+    expect(unreachable(true, 'redis://h:1', refused).cause).toBe(refused)
+    const printed = vi.spyOn(console, 'error')
+    try {
+      logOutage('Redis task store')(unreachable(true, 'redis://h:1', new Error('')))
+      expect(printed.mock.calls).toEqual([['mcp-edge: Redis task store: lost its connection to redis://h:1 (no reason given); reconnecting']])
+    } finally {
+      printed.mockRestore()
+    }
+  })
 
   it('says so on stderr by default, in one line each, instead of ioredis printing every attempt', async () => {
     const port = await freePort()
