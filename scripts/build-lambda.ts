@@ -15,7 +15,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { basename, dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { parseYaml, type Yaml } from './yaml.js'
+import { parse } from 'yaml'
+
+/** A value of the template, as YAML gives it (CloudFormation's tags, `!Ref X`, read as their text). */
+export type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -30,7 +33,7 @@ export interface SamFunction {
 
 /** A function of a SAM template (default: this repository's McpFunction). */
 export function samFunction(template = readFileSync(join(root, 'template.yaml'), 'utf8'), name = 'McpFunction'): SamFunction {
-  const resources = (parseYaml(template) as Record<string, Record<string, Record<string, Record<string, Yaml>>>>).Resources
+  const resources = (parse(template, { logLevel: 'error' }) as Record<string, Record<string, Record<string, Record<string, Yaml>>>>).Resources
   const fn = resources?.[name]
   if (!fn?.Properties) throw new Error(`template.yaml has no ${name} with Properties`)
   const { CodeUri, Handler, Runtime, FunctionUrlConfig } = fn.Properties
