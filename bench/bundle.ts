@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -26,7 +27,10 @@ const WORKERS = [
   { name: 'mcp-edge + McpHub, zod input', entry: 'edge-zod.ts' },
   { name: 'SDK v2 (createMcpHandler), zod input', entry: 'sdk.ts' },
 ]
-const version = (name: string) => (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version
+// The versions wrangler runs (package.json pins miniflare to wrangler's, so start-up runs on the same workerd);
+// another workerd may be the one hoisted to node_modules.
+const fromWrangler = createRequire(createRequire(import.meta.url).resolve('wrangler/package.json'))
+const version = (name: string) => (JSON.parse(readFileSync(fromWrangler.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version
 
 function build(entry: string) {
   const out = mkdtempSync(join(tmpdir(), 'mcp-bundle-'))
@@ -46,14 +50,18 @@ const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 
 /** From a new workerd to the first answer of a tools/call (of anything, for the empty Worker). */
 async function startUp(file: string, entry: string): Promise<number> {
   const empty = entry === 'empty.ts'
+  const hub = entry.startsWith('edge')
   const t = performance.now()
-  const mf = new Miniflare({
-    modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(file, 'utf8') }],
-    bindings: { MCP_REQUEST_STATE_SECRET: 'bench-secret-0123456789abcdef0123456789' },
-    // As deployed: the hub bound (a binding costs nothing until a listen or a publish uses it).
-    ...(entry.startsWith('edge') ? { durableObjects: { MCP_HUB: { className: 'McpHub', useSQLite: true } } } : {}),
-    ...COMPAT,
-  })
+  const mf = new Miniflare({ workers: [{ config: {
+    name: 'bench', ...COMPAT,
+    manifest: { mainModule: 'worker.js', modules: { 'worker.js': { type: 'esm', contents: readFileSync(file, 'utf8') } } },
+    env: {
+      MCP_REQUEST_STATE_SECRET: { type: 'text', value: 'bench-secret-0123456789abcdef0123456789' },
+      // As deployed: the hub bound (a binding costs nothing until a listen or a publish uses it).
+      ...(hub ? { MCP_HUB: { type: 'durable-object', worker: 'bench', exportName: 'McpHub' } } : {}),
+    },
+    ...(hub ? { exports: { McpHub: { type: 'durable-object', storage: 'sqlite' } } } : {}),
+  } }] })
   const res = await mf.dispatchFetch('http://localhost/mcp', { method: 'POST', headers: headersFor(call), body: bodyFor(call) })
   const text = await res.text()
   const ms = performance.now() - t
