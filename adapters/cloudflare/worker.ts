@@ -150,13 +150,15 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
     const durable = tasks && durableTaskStore({ namespace: () => tasks })
     const resumable = options.resumable === true ? {} : options.resumable
-    if (!durable) inIsolateMemory(taskName, (options.tasks || server.usesTasks) && !options.tasks?.store, resumable && !resumable.store && !options.tasks?.store)
+    // Tasks are served and no store was given: they want a home in the task objects.
+    const tasksWantHome = Boolean(options.tasks || server.usesTasks) && !options.tasks?.store
+    if (!durable) inIsolateMemory(taskName, tasksWantHome, resumable && !resumable.store && !options.tasks?.store)
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
       ...bindingServices(options, env),
       // Only where tasks are served at all: the binding alone does not advertise the extension.
-      tasks: durable && (options.tasks || server.usesTasks) && !options.tasks?.store ? { ...options.tasks, store: durable } : options.tasks,
+      tasks: durable && tasksWantHome ? { ...options.tasks, store: durable } : options.tasks,
       // Resumable requests run in the same objects as tasks, so that they outlive the request too.
       resumable: resumable && { ...resumable, store: resumable.store ?? options.tasks?.store ?? durable },
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
