@@ -2,22 +2,24 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
 /**
- * Under StrykerJS (npm run mutate; it names its workers in STRYKER_MUTATOR_WORKER) only the tests whose
- * server runs in this process or inside workerd can see a mutant. Those whose server is another process
- * (npm start, wrangler dev, the Lambda runtime client, the conformance CLI's minutes-long runs, npm pack
- * and tsc in a consumer project) are left out there, and so is the hibernation test, which idles 12 s for workerd to evict the hub
- * and tests workerd more than our code.
- * The two projects are mutated apart (scripts/mutate.sh): src/ and the Node and Redis adapters against the
- * node project, the Workers adapter against the workers project (MCP_EDGE_MUTATE=workers), so that no
- * mutant waits on a workerd start it does not need.
+ * Tests whose server is another process (npm start, stdio children, the Lambda runtime client): under
+ * StrykerJS (npm run mutate; it names its workers in STRYKER_MUTATOR_WORKER) they see mutants too, handed to
+ * the children and their coverage read back by test/setup/stryker-children.ts. Left out there: the
+ * conformance CLI's minutes-long runs, npm pack and tsc in a consumer project, SAM, `wrangler dev` (the
+ * Workers adapter is mutated against the tests inside workerd; see README, "Mutation testing"), and the
+ * hibernation test, which idles 12 s for workerd to evict the hub and tests workerd more than our code.
+ * The two projects are mutated apart (scripts/mutate.sh): src/ and the Node, Redis and Lambda adapters
+ * against the node project, the Workers adapter against the workers project (MCP_EDGE_MUTATE=workers), so
+ * that no mutant waits on a workerd start it does not need.
  */
+const NOT_MUTATING = ['test/conformance/**', 'test/wrangler-dev/**', 'test/package/**', 'test/lambda/sam-build.test.ts']
+// `npm run test:node24` (the second Node of .ci/run) runs only the tests whose server runs in this process,
+// plus the conformance suite; the process-spawning rest runs once, on Node 22.
 const OTHER_PROCESS = [
-  'test/conformance/**', 'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
+  'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
-// `npm run test:node24` (the second Node of .ci/run): the tests whose server runs in this process, plus the
-// conformance suite; the process-spawning rest runs once, on Node 22.
 const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
 
@@ -32,10 +34,11 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [
             'test/workers/**', 'node_modules/**',
-            ...(mutating ? OTHER_PROCESS : inProcess ? OTHER_PROCESS.filter((glob) => glob !== 'test/conformance/**') : []),
+            ...(mutating ? NOT_MUTATING : inProcess ? OTHER_PROCESS : []),
           ],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
           globalSetup: ['test/setup/redis.ts', 'test/setup/lambda.ts'],
+          setupFiles: mutating ? ['test/setup/stryker-children.ts'] : [],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -19,11 +19,23 @@ export interface LocalFunction extends FunctionUrl {
 export async function startFunction(entry: string | undefined, name: string, options: Partial<FunctionUrlOptions> = {}): Promise<LocalFunction> {
   const built = await buildLambda(`dist/lambda/${name}`, entry === undefined ? {} : { entry })
   const logs: string[] = []
-  const running = await startFunctionUrl({ root: built.dir, handler: built.handler, port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options })
+  const running = await startFunctionUrl({
+    root: built.dir, handler: built.handler, port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options,
+    env: { ...mutationPreload(), ...options.env },
+  })
   return Object.assign(running, {
     logs,
     processes: () => running.environments.map((e) => `${e.pid}/${e.starts}`).join(' '),
   })
+}
+
+/**
+ * Under StrykerJS's coverage run the runtime processes, which get no NODE_OPTIONS of this process, preload
+ * what reports the mutants they reach (test/setup/stryker-children.ts).
+ */
+function mutationPreload(): Record<string, string> {
+  if (process.env.MCP_EDGE_CHILD_COVERAGE === undefined) return {}
+  return { NODE_OPTIONS: `--import ${new URL('../setup/child-coverage.mjs', import.meta.url).pathname}` }
 }
 
 /** A function URL event's raw form, sent through the local front end as the event itself. */

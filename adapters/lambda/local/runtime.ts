@@ -51,7 +51,9 @@ export function spawnRuntime(ric: string, root: string, handler: string, api: st
       AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`,
       LAMBDA_TASK_ROOT: root,
       _HANDLER: handler,
-      NODE_OPTIONS: '',
+      // The function's own NODE_OPTIONS (Lambda lets a function set it), never this CLI's: a loader the CLI
+      // runs under (tsx, a test runner's) is not in Lambda's runtime.
+      NODE_OPTIONS: env.NODE_OPTIONS ?? '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
