@@ -213,6 +213,21 @@ describe('key discovery', () => {
     expect((e as Error).message).toContain(elsewhere())
   })
 
+  it('refuses metadata that names another issuer (RFC 8414 §3.3): its keys are never fetched, the token never accepted', async () => {
+    // The metadata of the configured issuer, pointing at that issuer's own keys, but claiming to be another's:
+    // a mix-up (or a proxy in between) that must not lend the other issuer's say to these keys.
+    const mixedUp = await startAuthServer({ metadataIssuer: 'https://other-issuer.example' })
+    try {
+      const e = await rejection(check(jwtVerifier({ issuer: mixedUp.issuer }), await mixedUp.token(RESOURCE)))
+      expect(e).toBeInstanceOf(Error)
+      expect(e).not.toBeInstanceOf(InvalidToken)
+      expect((e as Error).message).toContain('oauth-authorization-server: it names issuer https://other-issuer.example')
+      expect(mixedUp.jwksFetches).toBe(0)
+    } finally {
+      await mixedUp.close()
+    }
+  })
+
   it('falls back to the OpenID configuration, and says what each place answered when neither has the keys', async () => {
     const oidc = createServer((req, res) => {
       const base = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}/tenant`

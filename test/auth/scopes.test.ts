@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer, type HandlerOptions, type TokenVerifier } from '../../src/index.js'
-import { namedUsers, rpcAs } from '../helpers/auth.js'
-import { rpc, META_2026 } from '../helpers/server.js'
+import { as as bearer, namedUsers, rpcAs } from '../helpers/auth.js'
+import { openListen, rpc, META_2026 } from '../helpers/server.js'
 import { TASK_CAPABILITIES } from '../helpers/tasks.js'
 
 /** "alice~admin~billing" is alice, granted admin and billing. */
@@ -98,6 +98,32 @@ describe('scopes of entries', () => {
       task = (await as('ann~admin', 'tasks/get', { taskId }, TASK_CAPABILITIES)).body.result
     }
     expect(task.result.content[0].text).toBe('audit by ann with admin')
+  })
+
+  it('has a listen stream follow only resources whose scopes were granted; where requests are not authenticated, none with scopes', async () => {
+    const authenticated = createFetchHandler(scopedServer(), { auth: namedUsers({ verify }) })
+    const unauthenticated = createFetchHandler(scopedServer())
+    const asked = ['notes://all', 'notes://7']
+    // toolsListChanged as the last event: a stream whose next message is it was sent nothing for what it may not read.
+    const follow = async (f: (r: Request) => Promise<Response>, headers: Record<string, string>) => {
+      const stream = await openListen(f, { resourceSubscriptions: asked, toolsListChanged: true }, 1, {}, headers)
+      const honoured = (await stream.next()).params.notifications.resourceSubscriptions
+      return { honoured, next: async () => { const m = await stream.next(); return m.params.uri ?? m.method }, cancel: stream.cancel }
+    }
+    const bob = await follow(authenticated, bearer('bob~billing'))
+    const reader = await follow(authenticated, bearer('rita~reader'))
+    const root = await follow(authenticated, bearer('root~admin~reader'))
+    const anonymous = await follow(unauthenticated, {})
+    expect([bob.honoured, reader.honoured, root.honoured, anonymous.honoured]).toEqual([[], ['notes://7'], asked, []])
+    for (const f of [authenticated, unauthenticated]) {
+      for (const uri of asked) await f.notify.resourceUpdated(uri)
+      await f.notify.toolsChanged()
+    }
+    const last = 'notifications/tools/list_changed'
+    expect([await bob.next(), await anonymous.next()]).toEqual([last, last])
+    expect([await reader.next(), await reader.next()]).toEqual(['notes://7', last])
+    expect([await root.next(), await root.next(), await root.next()]).toEqual([...asked, last])
+    await Promise.all([bob, reader, root, anonymous].map((s) => s.cancel()))
   })
 
   it('takes no scopes ([]) as none: the entry is there without authorization', async () => {

@@ -27,7 +27,12 @@ export const KID = 'mcp-edge-test-as'
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-export async function startAuthServer(): Promise<AuthServer> {
+export interface AuthServerOptions {
+  /** The issuer its metadata names (default its own URL): another one is the mix-up a resource server must refuse. */
+  metadataIssuer?: string
+}
+
+export async function startAuthServer(options: AuthServerOptions = {}): Promise<AuthServer> {
   const keys = new Map([[KID, await generateKeyPair('RS256', { extractable: true })]])
   const stranger = await generateKeyPair('RS256')
   let jwksFetches = 0
@@ -35,7 +40,7 @@ export async function startAuthServer(): Promise<AuthServer> {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
     if (req.url === '/.well-known/oauth-authorization-server') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        issuer: base, jwks_uri: `${base}/jwks.json`, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`,
+        issuer: options.metadataIssuer ?? base, jwks_uri: `${base}/jwks.json`, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`,
         response_types_supported: ['code'], code_challenge_methods_supported: ['S256'],
       }))
     } else if (req.url === '/jwks.json') {

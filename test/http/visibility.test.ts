@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, McpServer } from '../../src/index.js'
-import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
-import { namedUsers } from '../helpers/auth.js'
+import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
+import { as as bearer, namedUsers } from '../helpers/auth.js'
 
 const admin = ({ principal }: { principal?: string | undefined }) => principal === 'admin'
 
@@ -23,7 +23,7 @@ function setup() {
     const full = { ...params, _meta: META_2026(capabilities) }
     return rpc(handler, method, full, { headers: { ...modernHeaders(method, full), authorization: `Bearer ${user ?? 'guest'}` } })
   }
-  return { server, as }
+  return { server, handler, as }
 }
 
 describe('visibility', () => {
@@ -65,5 +65,26 @@ describe('visibility', () => {
     server.enable('tool', 'list_users')
     server.tool('added', { description: 'a' }, () => 'a')
     expect((await as(undefined, 'tools/list', {})).body.result.tools.map((t: { name: string }) => t.name)).toEqual(['list_users', 'added'])
+  })
+
+  it('a listen stream follows only the resources its asker may see: updates of hidden ones never reach it', async () => {
+    const { server, handler } = setup()
+    // Without authorization there is no principal: what only admin may see is hidden from every asker.
+    const unauthenticated = createFetchHandler(server)
+    const asked = ['test://secret', 'test://admin/1', 'test://public']
+    const follow = async (f: (r: Request) => Promise<Response>, headers: Record<string, string>) => {
+      const stream = await openListen(f, { resourceSubscriptions: asked }, 1, {}, headers)
+      const honoured = (await stream.next()).params.notifications.resourceSubscriptions
+      return { honoured, next: async () => (await stream.next()).params.uri, cancel: stream.cancel }
+    }
+    const bob = await follow(handler, bearer('bob'))
+    const admin = await follow(handler, bearer('admin'))
+    const anonymous = await follow(unauthenticated, {})
+    expect([bob.honoured, admin.honoured, anonymous.honoured]).toEqual([['test://public'], asked, ['test://public']])
+    // test://public goes last: a stream whose next update names it was sent nothing for the hidden ones before it.
+    for (const uri of asked) await Promise.all([handler.notify.resourceUpdated(uri), unauthenticated.notify.resourceUpdated(uri)])
+    expect([await bob.next(), await anonymous.next()]).toEqual(['test://public', 'test://public'])
+    expect([await admin.next(), await admin.next(), await admin.next()]).toEqual(asked)
+    await Promise.all([bob, admin, anonymous].map((s) => s.cancel()))
   })
 })

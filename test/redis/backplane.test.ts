@@ -181,6 +181,46 @@ describe('redis backplane under a stalled Redis (SIGSTOP)', () => {
   }, 30_000)
 })
 
+describe('redis backplane under a Redis that holds writes (CLIENT PAUSE WRITE)', () => {
+  /** Redis's clock (TIME), in ms since the epoch. */
+  const redisNow = async (redis: Redis) => {
+    const [seconds, micros] = await redis.time()
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+  }
+
+  it('a publish Redis runs only after its deadline is refused by Redis itself: it fails, and nothing is delivered', async () => {
+    const redis = await ownRedis()
+    const timeoutMs = 200
+    const bp = redisBackplane({ url: redis.url, publishTimeoutMs: timeoutMs, heartbeatMs: 60_000 })
+    const admin = new Redis(redis.url)
+    const watcher = new Redis(redis.url)
+    const seen: unknown[] = []
+    watcher.on('message', (_channel, message: string) => void seen.push(JSON.parse(message)))
+    try {
+      await watcher.subscribe('mcp-edge:list:tools', 'mcp-edge:resource:test://end')
+      await bp.publish(listChanged('prompts')) // connected, its clock read, the script loaded
+      // Scripts and PUBLISH wait in Redis; TIME and UNPAUSE still run. Unlike a SIGSTOP, Redis is then let go
+      // right after its own clock passes the deadline: its reply comes long before the publisher's local
+      // timer (500 ms later) gives up, so only the script's own check can refuse the publish.
+      await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE')
+      // Its outcome is taken at once: the refusal may come in while the test still awaits UNPAUSE's reply.
+      const published = bp.publish(listChanged('tools')).then(() => 'sent', (e: Error) => e.message)
+      const deadline = Date.now() + timeoutMs // no earlier than the publish's own (same host, same clock)
+      while ((await redisNow(admin)) <= deadline + 20) await new Promise((r) => setTimeout(r, 5))
+      await admin.call('CLIENT', 'UNPAUSE')
+      expect(await published).toBe('Redis did not accept the publish in time; it will not be sent')
+      await bp.publish(END)
+      await until(() => seen.some(isEnd))
+      expect(seen).toEqual([END])
+    } finally {
+      watcher.disconnect()
+      admin.disconnect()
+      await bp.close()
+      await redis.stop()
+    }
+  }, 30_000)
+})
+
 describe('redis backplane options', () => {
   it('publishes under the mcp-edge: prefix by default', async () => {
     const listener = new Redis(REDIS_URL)
