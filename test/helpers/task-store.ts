@@ -72,6 +72,15 @@ export function describeTaskStore(name: string, store: () => TaskStore): void {
       expect(await store().put({ ...task, version: 2 })).toBe(false)
     })
 
+    it('refuses a put over a task that has expired, though nothing swept it out yet: it stays gone', async () => {
+      // Expired by its own last write, with no turn of the event loop since: no sweep can have run.
+      const task = record()
+      await store().create(task)
+      expect(await store().put({ ...task, version: 2, expiresAt: Date.now() - 1 })).toBe(true)
+      expect(await store().put({ ...task, version: 3, expiresAt: Date.now() + 60_000 })).toBe(false)
+      expect(await store().get(task.id)).toBeUndefined()
+    })
+
     it('moves expiry with each put: a task renewed in time outlives its first expiresAt', async () => {
       const task = record({ expiresAt: Date.now() + 300 })
       await store().create(task)
