@@ -4,7 +4,7 @@
  * and resumes on another instance sharing the store. Every message is checked against the seed's schema.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpError, McpServer, memoryTaskStore, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, type Backplane, type FetchHandler, type HandlerOptions } from '../../src/index.js'
 import { deferred, type Deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { SEED_META } from '../helpers/tasks.js'
@@ -132,6 +132,30 @@ describe('resumable requests', () => {
     await reader.return(undefined)
     const status = (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'live', resumeToken }))).result
     expect(status).toMatchObject({ requestId: 'live', status: 'completed', hasPendingMessage: false, hasInputRequest: false })
+  })
+
+  it('a live message after one the backplane lost waits for the record: the stream has no hole', async () => {
+    const gates = [deferred(), deferred(), deferred()]
+    // A backplane is no log: this one loses the second message's publish, as one may while it reconnects.
+    const inner = memoryBackplane()
+    const lost = deferred()
+    const backplane: Backplane = {
+      publish: async (event) => (event.data?.seq === 2 ? lost.resolve() : inner.publish(event)),
+      subscribe: (topics, listener) => inner.subscribe(topics, listener),
+    }
+    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { backplane }))
+    const sent = await post(handler, 'gap', 'tools/call', { name: 'slow', arguments: {} }, { meta: { progressToken: 'g' } })
+    const reader = sseMessages(sent.res.body!)
+    expect((await reader.next()).value).toMatchObject({ method: 'notifications/requests/resumePolicy' })
+    gates[0]!.resolve()
+    expect((await reader.next()).value).toMatchObject({ params: { progress: 1 } })
+    gates[1]!.resolve()
+    await lost.promise
+    // The third arrives live right after the first: written as it came, the client would never have the second.
+    gates[2]!.resolve()
+    const rest: Message[] = []
+    for await (const message of reader) rest.push(message)
+    expect(rest.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([2, 3, 'done'])
   })
 
   it('a client that had every report so far has nothing pending while the call runs, and the response once it ends', async () => {
