@@ -45,6 +45,12 @@ function server(gates: Deferred[], aborted?: Deferred) {
       const answer = await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
       return `Hello, ${String(answer.content?.name)}`
     })
+    // Its requestState keeps a string under `r`, where a resume token keeps its record: a token's shape, not its purpose.
+    .tool('recall', {}, async (_args, ctx) => {
+      const record = await ctx.memo('r', () => 'a record of its own')
+      const answer = await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
+      return `${record}: ${String(answer.content?.name)}`
+    })
 }
 
 interface Sent { res: Response; method: string }
@@ -259,14 +265,14 @@ describe('resumable requests', () => {
     const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { auth: namedUsers() }))
     const [policy] = await read(await post(handler, 1, 'tools/call', { name: 'slow', arguments: {} }, { user: 'alice' }), (m) => m.length === 1)
     const resumeToken = policy!.params.resumeToken as string
-    // A requestState is sealed with the same key: it must not pass for a resume token.
-    const asked = (await json(await post(handler, 9, 'tools/call', { name: 'ask', arguments: {} }, { user: 'alice', capabilities: { elicitation: {} } }))).result
+    // A requestState is sealed with the same key, even one whose memo looks like a token's: it must not pass for a resume token.
+    const asked = (await json(await post(handler, 9, 'tools/call', { name: 'recall', arguments: {} }, { user: 'alice', capabilities: { elicitation: {} } }))).result
     const refusals = [
       [await post(handler, 2, 'requests/resume', { resumeToken }, { user: 'alice' }), /another id/],
       [await post(handler, 1, 'requests/resume', { resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 5, 'requests/getStatus', { requestId: 1, resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 1, 'requests/resume', { resumeToken: resumeToken.slice(0, -2) + (resumeToken.endsWith('AA') ? 'BB' : 'AA') }, { user: 'alice' }), /Invalid resumeToken/],
-      [await post(handler, 1, 'requests/resume', { resumeToken: asked.requestState }, { user: 'alice' }), /not a resume token/],
+      [await post(handler, 9, 'requests/resume', { resumeToken: asked.requestState }, { user: 'alice' }), /not a resume token/],
     ] as const
     for (const [sent, why] of refusals) expect((await json(sent)).error).toMatchObject({ code: -32602, message: expect.stringMatching(why) })
     gates[0]!.resolve()
