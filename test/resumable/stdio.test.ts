@@ -4,8 +4,8 @@
  * resume or status says so.
  */
 import { describe, expect, it } from 'vitest'
-import { McpServer } from '../../src/index.js'
-import { until } from '../helpers/async.js'
+import { isTerminal, McpServer, memoryBackplane, type Backplane, type TaskStatus } from '../../src/index.js'
+import { deferred, turns, until } from '../helpers/async.js'
 import { META_2026, TEST_SECRET } from '../helpers/server.js'
 import { harness } from '../helpers/stdio.js'
 import { validateServerMessage } from '../helpers/wire.js'
@@ -48,6 +48,41 @@ describe('resumable requests over stdio', () => {
       const method = m.id === 'status' ? 'requests/getStatus' : m.id === 'b' ? 'requests/resume' : 'tools/call'
       expect(validateServerMessage('2026-07-28', method, m)).toEqual([])
     }
+    await h.stdio.close()
+  })
+
+  it('a cancel aborts the handler here at once, without the backplane telling its runner the request ended', async () => {
+    const aborted = deferred()
+    const server = new McpServer({ name: 'stdio-resumable', version: '1.0.0' })
+      .tool('waits', {}, async (_args, ctx) => {
+        ctx.progress(1)
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+        aborted.resolve()
+        return 'stopped'
+      })
+    // A backplane is no log: this one loses every announcement of an end, as one may while it reconnects.
+    const inner = memoryBackplane()
+    const backplane: Backplane = {
+      publish: async (event) => (isTerminal((event.data?.task as { status?: TaskStatus } | undefined)?.status as TaskStatus) ? undefined : inner.publish(event)),
+      subscribe: (topics, listener) => inner.subscribe(topics, listener),
+    }
+    // Renewed every 200 s: no renewal finds the request ended while the test runs.
+    const h = await harness(server, { backplane, resumable: { leaseMs: 600_000 }, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    h.send(req('c', 'tools/call', { name: 'waits', arguments: {} }))
+    await until(() => h.lines.some((m) => m.params?.progressToken === 'c'))
+    const token = h.lines.find((m) => m.params?.requestId === 'c')!.params.resumeToken
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } })
+    let asked = 0
+    const status = async () => {
+      const id = `status-${++asked}`
+      h.send(req(id, 'requests/getStatus', { requestId: 'c', resumeToken: token }))
+      await until(() => h.lines.some((m) => m.id === id))
+      return h.lines.find((m) => m.id === id)!.result.status
+    }
+    while (await status() !== 'failed');
+    // The handler is aborted right after the record says so: by then, whatever comes next has come.
+    await turns()
+    expect(aborted.settled).toBe(true)
     await h.stdio.close()
   })
 })
