@@ -85,4 +85,47 @@ describe('resumable requests over stdio', () => {
     expect(aborted.settled).toBe(true)
     await h.stdio.close()
   })
+
+  it('writes nothing more for a cancelled call, not even a report that arrives while its stream is let go', async () => {
+    const next = deferred()
+    const server = new McpServer({ name: 'stdio-resumable', version: '1.0.0' })
+      .tool('ticks', {}, async (_args, ctx) => {
+        ctx.progress(1)
+        await next.promise
+        ctx.progress(2)
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+        return 'stopped'
+      })
+    // Unsubscribing takes a while (a round trip to Redis): until it has, the stream's subscription still hears.
+    const inner = memoryBackplane()
+    const closing = deferred()
+    const closed = deferred()
+    const second = deferred()
+    const backplane: Backplane = {
+      publish: async (event) => {
+        await inner.publish(event)
+        if (event.data?.seq === 2) second.resolve()
+      },
+      async subscribe(topics, listener) {
+        const subscription = await inner.subscribe(topics, listener)
+        return {
+          async close() {
+            closing.resolve()
+            await closed.promise
+            await subscription.close()
+          },
+        }
+      },
+    }
+    const h = await harness(server, { backplane, resumable: true, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    h.send(req('t', 'tools/call', { name: 'ticks', arguments: {} }))
+    await until(() => h.lines.some((m) => m.params?.progressToken === 't'))
+    h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 't' } })
+    await closing.promise
+    next.resolve()
+    await second.promise
+    closed.resolve()
+    await h.stdio.close()
+    expect(h.lines.filter((m) => m.params?.progressToken === 't').map((m) => m.params.progress)).toEqual([1])
+  })
 })
