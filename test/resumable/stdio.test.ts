@@ -4,7 +4,7 @@
  * resume or status says so.
  */
 import { describe, expect, it } from 'vitest'
-import { isTerminal, McpServer, memoryBackplane, type Backplane, type TaskStatus } from '../../src/index.js'
+import { isTerminal, McpServer, memoryBackplane, memoryTaskStore, type Backplane, type TaskStatus, type TaskStore } from '../../src/index.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { META_2026, TEST_SECRET } from '../helpers/server.js'
 import { harness } from '../helpers/stdio.js'
@@ -127,5 +127,45 @@ describe('resumable requests over stdio', () => {
     closed.resolve()
     await h.stdio.close()
     expect(h.lines.filter((m) => m.params?.progressToken === 't').map((m) => m.params.progress)).toEqual([1])
+  })
+
+  it('a call whose stream fails runs on: over stdio only the client\'s cancel ends it for good', async () => {
+    const go = deferred()
+    const server = new McpServer({ name: 'stdio-resumable', version: '1.0.0' })
+      .tool('later', {}, async () => {
+        await go.promise
+        return 'done later'
+      })
+    // The stream's first read of the record fails (the store had a moment): the call's own answer is an error.
+    const inner = memoryTaskStore()
+    let failed = false
+    const store: TaskStore = {
+      ...inner,
+      get: async (id) => {
+        if (failed) return inner.get(id)
+        failed = true
+        throw new Error('the store had a moment')
+      },
+    }
+    const reported: unknown[] = []
+    const onError = (e: unknown) => void reported.push(e)
+    const h = await harness(server, { resumable: { store }, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20, onError })
+    h.send(req('l', 'tools/call', { name: 'later', arguments: {} }))
+    await until(() => h.lines.some((m) => m.id === 'l'))
+    expect(h.lines.find((m) => m.id === 'l')!.error).toMatchObject({ code: -32603 })
+    expect(reported).toEqual([new Error('the store had a moment')])
+    const token = h.lines.find((m) => m.params?.requestId === 'l')!.params.resumeToken
+    go.resolve()
+    let asked = 0
+    const status = async () => {
+      const id = `status-${++asked}`
+      h.send(req(id, 'requests/getStatus', { requestId: 'l', resumeToken: token }))
+      await until(() => h.lines.some((m) => m.id === id))
+      return h.lines.find((m) => m.id === id)!.result.status
+    }
+    let now = await status()
+    while (now === 'processing') now = await status()
+    expect(now).toBe('completed')
+    await h.stdio.close()
   })
 })
