@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import {
   Cancellation, classify, createRuntime, errorResponse, exchange, notification, readId, resultResponse,
-  type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
+  type JsonRpcNotification, type JsonRpcRequest,
 } from '../../src/core.js'
 import { ERROR, McpError, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
 
@@ -50,7 +50,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const output = options.output ?? process.stdout
   const limit = options.maxMessageBytes ?? 4 * 1024 * 1024
   const inFlight = new Map<string, InFlight>()
-  const key = (id: JsonRpcId) => JSON.stringify(id)
+  // Request ids are strings and integers: no other JSON value (a cancel's requestId may be any) has their key.
+  const key = (id: unknown) => JSON.stringify(id)
 
   const write = (message: unknown) => {
     if (output.writable) output.write(`${JSON.stringify(message)}\n`)
@@ -61,9 +62,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   const onNotification = (message: JsonRpcNotification) => {
     if (message.method !== 'notifications/cancelled') return
-    const requestId = message.params?.requestId
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
-    inFlight.get(key(requestId))?.cancel.abort(new Error('cancelled by the client'))
+    inFlight.get(key(message.params?.requestId))?.cancel.abort(new Error('cancelled by the client'))
   }
 
   const onRequest = (message: JsonRpcRequest) => {

@@ -11,7 +11,7 @@ import { runTask, startTask, type Work } from '../tasks/runner.js'
 import { change, newHolder, taskTopic, type TaskHost, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
 import { logged, requestStatus, waited } from './records.js'
-import { openToken, sealToken } from './token.js'
+import { openToken, RESUME, sealToken } from './token.js'
 
 export interface ResumableOptions {
   /**
@@ -97,7 +97,7 @@ export function resumableRequests(options: ResumableOptions = {}): ResumableExte
   }
 
   const resume: MethodDescriptor = {
-    method: 'requests/resume',
+    method: RESUME,
     eras: ['modern'],
     async run(c) {
       const id = await openToken(c.runtime, c.params.resumeToken, c.id, c.principal)

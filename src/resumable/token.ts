@@ -3,8 +3,11 @@ import { isObject } from '../protocol/jsonrpc.js'
 import type { JsonRpcId } from '../protocol/jsonrpc.js'
 import type { Runtime } from '../exchange/runtime.js'
 
-/** What a resume token's payload names as its method: no requestState is ever issued for it, nor accepted as one. */
-const PURPOSE = 'requests/resume'
+/**
+ * The method that takes resume tokens, and what a token's payload names as its method (a requestState's names
+ * the method it continues): no requestState is ever issued for it, nor accepted as one.
+ */
+export const RESUME = 'requests/resume'
 
 /**
  * The resumeToken: sealed like a requestState (HMAC with the server's requestState key, encrypted where those
@@ -12,7 +15,7 @@ const PURPOSE = 'requests/resume'
  */
 export function sealToken(runtime: Runtime, record: string, requestId: JsonRpcId, principal: string | undefined, until: number): Promise<string> {
   return runtime.requestState.seal({
-    n: runtime.server.info.name, m: PURPOSE, d: JSON.stringify(requestId), x: until,
+    n: runtime.server.info.name, m: RESUME, d: JSON.stringify(requestId), x: until,
     ...(principal === undefined ? {} : { p: principal }), a: {}, s: { r: record },
   })
 }
@@ -26,7 +29,7 @@ export async function openToken(runtime: Runtime, token: unknown, requestId: Jso
   } catch (e) {
     throw invalidParams(`Invalid resumeToken: ${(e as Error).message.replace(/^Invalid requestState: /, '')}`)
   }
-  if (payload.n !== runtime.server.info.name || payload.m !== PURPOSE || !isObject(payload.s) || typeof payload.s.r !== 'string') throw invalidParams('Invalid resumeToken: it is not a resume token of this server')
+  if (payload.n !== runtime.server.info.name || payload.m !== RESUME || !isObject(payload.s) || typeof payload.s.r !== 'string') throw invalidParams('Invalid resumeToken: it is not a resume token of this server')
   if (payload.d !== JSON.stringify(requestId)) throw invalidParams('Invalid resumeToken: it was issued for a request of another id')
   if (payload.p !== principal) throw invalidParams('Invalid resumeToken: it was issued to a different principal')
   return payload.s.r as string

@@ -10,6 +10,7 @@ import {
   createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, TASKS, type ErrorContext,
   type Backplane, type RuntimeContext, type TaskStore,
 } from '../../src/index.js'
+import { createRuntime, tasksOf } from '../../src/core.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred, until } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
@@ -224,6 +225,30 @@ describe('tasks: the platform around the runner', () => {
     const done = await client.waitFor(await client.start('slow_compute', { seconds: 0 }), ['completed', 'failed'])
     expect(done.status).toBe('completed')
     expect(seen.map((c) => c.during)).toContain('task publish')
+  })
+})
+
+describe('tasks: a store that runs tasks itself', () => {
+  it('runs a task for the holder of its lease only: a start naming another holder runs nothing', async () => {
+    let runs = 0
+    const server = new McpServer({ name: 'r', version: '1' }).tool('count', { task: 'required' }, () => `run ${++runs}`)
+    // Like the task objects of Workers: start() asks for a run, which the store serves later where the task lives.
+    const starts: { id: string; holder: string }[] = []
+    const store: TaskStore = { ...memoryTaskStore(), start: async (id, holder) => void starts.push({ id, holder }) }
+    const client = taskClient(instance({ tasks: { store } }, server))
+    const taskId = await client.start('count')
+    expect(starts).toEqual([{ id: taskId, holder: expect.any(String) }])
+    // Where the store runs it: a runtime of its own over the same records.
+    const there = createRuntime(server, { tasks: { store } })
+    const tasks = tasksOf(there)!
+    // A start delivered late, or twice, after the task was leased to another run: that run is the task's.
+    await tasks.run(there, taskId, 'an-earlier-holder', {})
+    expect(runs).toBe(0)
+    expect((await client.get(taskId)).result).toMatchObject({ status: 'working' })
+    await tasks.run(there, taskId, starts[0]!.holder, {})
+    expect(runs).toBe(1)
+    expect((await client.get(taskId)).result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'run 1' }] } })
+    await there.close()
   })
 })
 

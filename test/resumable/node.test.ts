@@ -4,7 +4,7 @@
  * and resumes on another instance sharing the store. Every message is checked against the seed's schema.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpError, McpServer, memoryTaskStore, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, type Backplane, type FetchHandler, type HandlerOptions } from '../../src/index.js'
 import { deferred, type Deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { SEED_META } from '../helpers/tasks.js'
@@ -44,6 +44,12 @@ function server(gates: Deferred[], aborted?: Deferred) {
     .tool('ask', {}, async (_args, ctx) => {
       const answer = await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
       return `Hello, ${String(answer.content?.name)}`
+    })
+    // Its requestState keeps a string under `r`, where a resume token keeps its record: a token's shape, not its purpose.
+    .tool('recall', {}, async (_args, ctx) => {
+      const record = await ctx.memo('r', () => 'a record of its own')
+      const answer = await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
+      return `${record}: ${String(answer.content?.name)}`
     })
 }
 
@@ -132,6 +138,30 @@ describe('resumable requests', () => {
     await reader.return(undefined)
     const status = (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'live', resumeToken }))).result
     expect(status).toMatchObject({ requestId: 'live', status: 'completed', hasPendingMessage: false, hasInputRequest: false })
+  })
+
+  it('a live message after one the backplane lost waits for the record: the stream has no hole', async () => {
+    const gates = [deferred(), deferred(), deferred()]
+    // A backplane is no log: this one loses the second message's publish, as one may while it reconnects.
+    const inner = memoryBackplane()
+    const lost = deferred()
+    const backplane: Backplane = {
+      publish: async (event) => (event.data?.seq === 2 ? lost.resolve() : inner.publish(event)),
+      subscribe: (topics, listener) => inner.subscribe(topics, listener),
+    }
+    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { backplane }))
+    const sent = await post(handler, 'gap', 'tools/call', { name: 'slow', arguments: {} }, { meta: { progressToken: 'g' } })
+    const reader = sseMessages(sent.res.body!)
+    expect((await reader.next()).value).toMatchObject({ method: 'notifications/requests/resumePolicy' })
+    gates[0]!.resolve()
+    expect((await reader.next()).value).toMatchObject({ params: { progress: 1 } })
+    gates[1]!.resolve()
+    await lost.promise
+    // The third arrives live right after the first: written as it came, the client would never have the second.
+    gates[2]!.resolve()
+    const rest: Message[] = []
+    for await (const message of reader) rest.push(message)
+    expect(rest.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([2, 3, 'done'])
   })
 
   it('a client that had every report so far has nothing pending while the call runs, and the response once it ends', async () => {
@@ -235,14 +265,14 @@ describe('resumable requests', () => {
     const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { auth: namedUsers() }))
     const [policy] = await read(await post(handler, 1, 'tools/call', { name: 'slow', arguments: {} }, { user: 'alice' }), (m) => m.length === 1)
     const resumeToken = policy!.params.resumeToken as string
-    // A requestState is sealed with the same key: it must not pass for a resume token.
-    const asked = (await json(await post(handler, 9, 'tools/call', { name: 'ask', arguments: {} }, { user: 'alice', capabilities: { elicitation: {} } }))).result
+    // A requestState is sealed with the same key, even one whose memo looks like a token's: it must not pass for a resume token.
+    const asked = (await json(await post(handler, 9, 'tools/call', { name: 'recall', arguments: {} }, { user: 'alice', capabilities: { elicitation: {} } }))).result
     const refusals = [
       [await post(handler, 2, 'requests/resume', { resumeToken }, { user: 'alice' }), /another id/],
       [await post(handler, 1, 'requests/resume', { resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 5, 'requests/getStatus', { requestId: 1, resumeToken }, { user: 'mallory' }), /different principal/],
       [await post(handler, 1, 'requests/resume', { resumeToken: resumeToken.slice(0, -2) + (resumeToken.endsWith('AA') ? 'BB' : 'AA') }, { user: 'alice' }), /Invalid resumeToken/],
-      [await post(handler, 1, 'requests/resume', { resumeToken: asked.requestState }, { user: 'alice' }), /not a resume token/],
+      [await post(handler, 9, 'requests/resume', { resumeToken: asked.requestState }, { user: 'alice' }), /not a resume token/],
     ] as const
     for (const [sent, why] of refusals) expect((await json(sent)).error).toMatchObject({ code: -32602, message: expect.stringMatching(why) })
     gates[0]!.resolve()

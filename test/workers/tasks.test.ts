@@ -78,6 +78,23 @@ describe('tasks in Durable Objects, through the Worker', () => {
     expect(await getTask(taskId)).toMatchObject({ status: 'cancelled', statusMessage: expect.stringMatching(/cancelled/i) })
   })
 
+  it('a write that ends a running task stops its run in the object, with nothing said through the hubs', async () => {
+    const { taskId } = await call('slow_compute', { seconds: 60 })
+    const started = Date.now() + 5000
+    while ((await inside(taskId)).running === 0 && Date.now() < started) await wait(20)
+    expect((await inside(taskId)).running).toBe(1)
+    const { lease: _, ...task } = (await store.get(taskId))!
+    // What tasks/cancel writes, without the announcement it then makes (lost, or the hubs down): the runner's
+    // watch hears nothing, so only the object, which takes the write, can stop the run now.
+    const cancelled = { ...task, status: 'cancelled' as const, statusMessage: 'Cancelled, and nobody told', version: task.version + 1, updatedAt: Date.now() }
+    expect(await store.put(cancelled)).toBe(true)
+    // Not left to the lease's renewal (every 10 s), which would find the task ended too, but later.
+    const deadline = Date.now() + 5000
+    while ((await inside(taskId)).running > 0 && Date.now() < deadline) await wait(20)
+    expect((await inside(taskId)).running).toBe(0)
+    expect(await store.get(taskId)).toEqual(cancelled)
+  })
+
   it('asks for input inside the task (confirm_delete), takes the answer by tasks/update, and completes', async () => {
     const { taskId } = await call('confirm_delete', { filename: 'notes.txt' })
     const waiting = await until(taskId, 'input_required')
