@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --import $PWD/scripts/stryker-typescript.mjs"
+SECONDS=0
 ./node_modules/.bin/stryker run stryker.config.json "$@"
+node_minutes=$((SECONDS / 60))
+SECONDS=0
 MCP_EDGE_MUTATE=workers ./node_modules/.bin/stryker run stryker.workers.config.json "$@"
-exec ./node_modules/.bin/tsx scripts/mutation-report.ts reports/mutation/mutation.json reports/mutation/mutation-workers.json
+./node_modules/.bin/tsx scripts/mutation-report.ts reports/mutation/mutation.json reports/mutation/mutation-workers.json
+echo "Run times: ${node_minutes} min against the node project, $((SECONDS / 60)) min against the workers project"

@@ -14,7 +14,6 @@ interface Mutant {
 }
 interface Report { files: Record<string, { source: string; mutants: Mutant[] }> }
 
-const FOLDERS = ['src/protocol', 'src/server', 'src/exchange', 'src/http', 'src/state', 'adapters/node', 'adapters/redis', 'adapters/cloudflare', 'adapters/lambda']
 const paths = process.argv.length > 2 ? process.argv.slice(2) : ['reports/mutation/mutation.json']
 const report: Report = { files: Object.assign({}, ...paths.map((p) => (JSON.parse(readFileSync(p, 'utf8')) as Report).files)) }
 
@@ -33,16 +32,19 @@ const score = (t: Tally) => {
   return valid === 0 ? 'n/a' : `${((100 * detected) / valid).toFixed(1)}%`
 }
 
-const byFolder = new Map(FOLDERS.map((f) => [f, tally()]))
+// A folder is a file's first two path segments: src/tasks, adapters/redis.
+const folderOf = (file: string) => file.split('/').slice(0, 2).join('/')
+const byFolder = new Map<string, Tally>()
 const src = tally()
 const all = tally()
 const open: string[] = []
 for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
-  const folder = FOLDERS.find((f) => file.startsWith(`${f}/`))
+  const folder = folderOf(file)
+  if (!byFolder.has(folder)) byFolder.set(folder, tally())
   const lines = source.split('\n')
   const shown: string[] = []
   for (const m of mutants) {
-    for (const t of [all, folder && byFolder.get(folder), file.startsWith('src/') && src]) if (t) count(t, m)
+    for (const t of [all, byFolder.get(folder), file.startsWith('src/') && src]) if (t) count(t, m)
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue
     const { start, end } = m.location
     const original = start.line === end.line ? lines[start.line - 1]!.slice(start.column - 1, end.column - 1) : `${lines[start.line - 1]!.slice(start.column - 1)}…`
@@ -55,7 +57,7 @@ for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a]
 const row = (name: string, t: Tally) =>
   `${name.padEnd(20)} ${score(t).padStart(7)} ${String(t.killed + t.timeout).padStart(7)} ${String(t.survived).padStart(9)} ${String(t.noCoverage).padStart(7)} ${String(t.errors).padStart(8)}`
 console.log(`${'folder'.padEnd(20)} ${'score'.padStart(7)} ${'killed'.padStart(7)} ${'survived'.padStart(9)} ${'no cov'.padStart(7)} ${'invalid'.padStart(8)}`)
-for (const [folder, t] of byFolder) console.log(row(folder, t))
+for (const [folder, t] of [...byFolder].sort(([a], [b]) => a.localeCompare(b))) console.log(row(folder, t))
 console.log(row('src/ (all)', src))
 console.log(row('everything', all))
 console.log(open.length > 0 ? `\nMutants no test killed, by file:\n${open.join('\n')}` : '\nEvery mutant was killed.')

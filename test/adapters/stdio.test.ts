@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { McpServer } from '../../src/index.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { gatedBackplane } from '../helpers/backplane.js'
+import { mutationEnv } from '../helpers/mutation.js'
 import { harness } from '../helpers/stdio.js'
 import { META_2026 } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
@@ -22,7 +23,7 @@ describe('stdio with the SDK clients', () => {
       capabilities: { elicitation: { form: {} } },
     })
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }))
-    await client.connect(new StdioClientTransport({ ...ENTRY, stderr: 'pipe' }))
+    await client.connect(new StdioClientTransport({ ...ENTRY, env: mutationEnv(), stderr: 'pipe' }))
     expect((await client.discover()).supportedVersions).toContain('2026-07-28')
     expect((await client.listTools()).tools.length).toBeGreaterThan(10)
 
@@ -45,7 +46,7 @@ describe('stdio with the SDK clients', () => {
 
   it('SDK v1 (2025 era): initialize, list, call', async () => {
     const client = new V1Client({ name: 'stdio-v1', version: '1.0.0' })
-    await client.connect(new V1StdioTransport({ ...ENTRY, stderr: 'pipe' }))
+    await client.connect(new V1StdioTransport({ ...ENTRY, env: mutationEnv(), stderr: 'pipe' }))
     expect(client.getServerVersion()?.name).toBe('mcp-edge-everything')
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('add')
     expect((await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).structuredContent).toEqual({ sum: 42 })

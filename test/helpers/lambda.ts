@@ -4,6 +4,7 @@
  */
 import { buildLambda } from '../../scripts/build-lambda.js'
 import { startFunctionUrl, type FunctionUrl, type FunctionUrlOptions } from '../../adapters/lambda/local/function-url.js'
+import { mutationEnv } from './mutation.js'
 
 export interface LocalFunction extends FunctionUrl {
   /** What the runtime processes printed. */
@@ -21,21 +22,12 @@ export async function startFunction(entry: string | undefined, name: string, opt
   const logs: string[] = []
   const running = await startFunctionUrl({
     root: built.dir, handler: built.handler, port: 0, rawEvents: true, log: (line) => void logs.push(line), ...options,
-    env: { ...mutationPreload(), ...options.env },
+    env: { ...mutationEnv(), ...options.env },
   })
   return Object.assign(running, {
     logs,
     processes: () => running.environments.map((e) => `${e.pid}/${e.starts}`).join(' '),
   })
-}
-
-/**
- * Under StrykerJS's coverage run the runtime processes, which get no NODE_OPTIONS of this process, preload
- * what reports the mutants they reach (test/setup/stryker-children.ts).
- */
-function mutationPreload(): Record<string, string> {
-  if (process.env.MCP_EDGE_CHILD_COVERAGE === undefined) return {}
-  return { NODE_OPTIONS: `--import ${new URL('../setup/child-coverage.mjs', import.meta.url).pathname}` }
 }
 
 /** A function URL event's raw form, sent through the local front end as the event itself. */
