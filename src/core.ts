@@ -1,7 +1,8 @@
 // `mcp-edge/core`: the transport-neutral exchange core, for runtime adapters (stdio, Lambda, your own):
 // a message in, an answer out, notifications to the transport on the way.
 export { exchange, MAX_DEPTH, type Answer, type Stage } from './exchange/exchange.js'
-export { createRuntime, type Runtime } from './exchange/runtime.js'
+export type { Runtime } from './exchange/runtime.js'
+export { createRuntime } from './compose/runtime.js'
 export type { Call, Transport } from './exchange/call.js'
 export { Cancellation } from './exchange/cancellation.js'
 export { sharedRead } from './exchange/shared-read.js'

@@ -5,9 +5,6 @@ import { missingScopes } from '../server/server.js'
 import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type Backplane, type ChangeEvent } from '../state/backplane.js'
 import { memoryUsedStates, type UsedStates } from '../state/used-states.js'
-import { TASKS } from '../tasks/records.js'
-import { resumableRequests, type ResumableOptions } from '../resumable/extension.js'
-import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
 import type { Call } from './call.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
 import { resourceAt } from './methods/resources.js'
@@ -17,8 +14,11 @@ import { deadlines, type Deadlines } from './deadlines.js'
 import { encryptedStateCodec } from './encrypted-state.js'
 import { assertSecretLength, stateCodec, type Secret, type SecretSource, type StateCodec } from './request-state.js'
 
-/** The services of one deployment, given to the runtime entry (createFetchHandler, serve, createWorker, ...). */
-export interface RuntimeOptions {
+/**
+ * The services of one deployment that the exchange core itself uses; the extensions' own options
+ * (tasks, resumable requests) are in RuntimeOptions (src/compose/runtime.ts), which turns them into extensions.
+ */
+export interface CoreOptions {
   /** How changes reach listen streams on every instance (default: within this process only). */
   backplane?: Backplane | undefined
   requestState?: {
@@ -78,16 +78,6 @@ export interface RuntimeOptions {
    */
   onError?: ((error: unknown, context: ErrorContext) => void) | undefined
   extensions?: readonly Extension[] | undefined
-  /**
-   * Tasks (the io.modelcontextprotocol/tasks extension): where they live and for how long. Served when
-   * given, or when some tool has `task` set (then in this process's memory).
-   */
-  tasks?: TaskOptions | undefined
-  /**
-   * Resumable requests as the seed draft proposed them (src/resumable/): off by default; `true`, or its
-   * options, serves them to clients that declare `resumableRequests`. Kept in the tasks store when one is given.
-   */
-  resumable?: boolean | ResumableOptions | undefined
 }
 
 export interface ErrorContext {
@@ -154,22 +144,11 @@ const defaultOnError = (error: unknown, context: ErrorContext) => console.error(
 const errorId = () => crypto.randomUUID().slice(0, 8)
 
 /**
- * The runtime of one server definition and the services it is given (RuntimeOptions): what the exchange
- * core answers requests with. Runtime entries make one each; a transport of your own makes it here.
- *
- * @example
- * ```ts
- * import { McpServer } from 'mcp-edge'
- * import { createRuntime } from 'mcp-edge/core'
- *
- * const server = new McpServer({ name: 'echo', version: '1.0.0' }).tool('echo', { description: 'Echoes' }, () => 'echo')
- * // What createFetchHandler and serveStdio make: the definition with this deployment's services.
- * const runtime = createRuntime(server, { handlerTimeoutMs: 60_000, onError: (error, where) => console.error(where, error) })
- * await runtime.notify.toolsChanged()
- * await runtime.close()
- * ```
+ * The runtime of one server definition with the services it is given and the extensions it serves: what
+ * the exchange core answers requests with. Entries build it through createRuntime (src/compose/runtime.ts),
+ * which knows the extensions by name.
  */
-export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
+export function assembleRuntime(server: McpServer, options: CoreOptions = {}): Runtime {
   const secret = options.requestState?.secret
   // Checked now, so that a short secret fails at start-up rather than on first use (a source's, when asked).
   if (typeof secret !== 'function') assertSecretLength(secret)
@@ -193,12 +172,7 @@ export function createRuntime(server: McpServer, options: RuntimeOptions = {}): 
       return false
     }
   }
-  const extensions = [...(options.extensions ?? [])]
-  if ((options.tasks || server.usesTasks) && !extensions.some((e) => e.id === TASKS)) extensions.push(tasksExtension(options.tasks))
-  if (options.resumable) {
-    const { store = options.tasks?.store, ...rest } = options.resumable === true ? {} : options.resumable
-    extensions.push(resumableRequests({ ...rest, store }))
-  }
+  const extensions = options.extensions ?? []
   const tables = { modern: new Map<string, MethodDescriptor<any>>(), legacy: new Map<string, MethodDescriptor<any>>() }
   for (const descriptor of [...CORE_METHODS, listen, ...extensions.flatMap((e) => e.methods ?? [])]) {
     for (const era of descriptor.eras ?? ERAS) tables[era].set(descriptor.method, descriptor)

@@ -59,7 +59,7 @@ export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
  * answers a CreateTaskResult and the handler runs on in a task runner; `tasks/get`, `tasks/update` and
  * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
  * Requests at the seed draft get its core tasks from the same store (./seed.ts). Served by every runtime
- * whose server has a task tool (src/exchange/runtime.ts), so it is rarely made by hand.
+ * whose server has a task tool (src/compose/runtime.ts), so it is rarely made by hand.
  *
  * @example
  * ```ts
