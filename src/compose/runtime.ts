@@ -3,7 +3,8 @@
  * into the extensions the exchange core serves. The core (src/exchange/) meets tasks and resumable requests
  * only as Extensions; test/architecture/layers.test.ts holds it to that.
  */
-import { assembleRuntime, type CoreOptions, type Runtime } from '../exchange/runtime.js'
+import { assembleRuntime } from '../exchange/assemble.js'
+import type { CoreOptions, Runtime } from '../exchange/runtime.js'
 import { resumableRequests, type ResumableOptions } from '../resumable/extension.js'
 import type { McpServer } from '../server/server.js'
 import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
