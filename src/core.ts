@@ -1,18 +1,18 @@
 // `mcp-edge/core`: the transport-neutral exchange core, for runtime adapters (stdio, Lambda, your own):
 // a message in, an answer out, notifications to the transport on the way.
 export { exchange, MAX_DEPTH, type Answer, type Stage } from './exchange/exchange.js'
-export type { Runtime } from './exchange/runtime.js'
+export type { Runtime } from './exchange/types.js'
 export { createRuntime } from './compose/runtime.js'
-export type { Call, Transport } from './exchange/call.js'
+export type { Call, Transport } from './exchange/types.js'
 export { Cancellation } from './exchange/cancellation.js'
 export { sharedRead } from './exchange/shared-read.js'
 export { answerStatus } from './http/status.js'
 export type { DirectSse, SseSink } from './http/sse.js'
 // For backplanes: events off a wire, topics spread over shards.
 export { fnv1a, parseEvent, shardOf } from './state/backplane.js'
-export { errorResponse, invalidParams, internalError } from './protocol/errors.js'
+export { invalidParams, internalError } from './protocol/errors.js'
 export {
-  classify, isObject, notification, readId, resultResponse,
+  classify, errorResponse, isObject, notification, readId, resultResponse,
   type Incoming, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
 } from './protocol/jsonrpc.js'
 export type { Profile } from './protocol/profiles.js'

@@ -13,9 +13,9 @@ export type { HandlerSummary } from './http/summary.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
 export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type VerifyContext } from './auth/options.js'
 export { jwtVerifier, type JwtOptions } from './auth/jwt.js'
-export type { ErrorContext } from './exchange/runtime.js'
+export type { ErrorContext } from './exchange/types.js'
 export type { RuntimeOptions } from './compose/runtime.js'
-export type { Extension, ListenField, MethodDescriptor } from './exchange/method.js'
+export type { Extension, ListenField, MethodDescriptor } from './exchange/types.js'
 export type { Secret, SecretSource } from './exchange/request-state.js'
 export {
   isResync, listChanged, memoryBackplane, resourceUpdated, RESYNC,

@@ -4,7 +4,7 @@
  * only as Extensions; test/architecture/layers.test.ts holds it to that.
  */
 import { assembleRuntime } from '../exchange/assemble.js'
-import type { CoreOptions, Runtime } from '../exchange/runtime.js'
+import type { CoreOptions, Runtime } from '../exchange/types.js'
 import { resumableRequests, type ResumableOptions } from '../resumable/extension.js'
 import type { McpServer } from '../server/server.js'
 import { tasksExtension, type TaskOptions } from '../tasks/extension.js'

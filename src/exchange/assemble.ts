@@ -4,15 +4,15 @@ import type { McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type ChangeEvent } from '../state/backplane.js'
 import { memoryUsedStates } from '../state/used-states.js'
 import type { ServerCapabilities } from '../protocol/types.js'
-import type { Call } from './call.js'
+import type { Call } from './types.js'
 import { deadlines } from './deadlines.js'
 import { encryptedStateCodec } from './encrypted-state.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
-import type { MethodDescriptor } from './method.js'
+import type { MethodDescriptor } from './types.js'
 import { CORE_METHODS } from './methods/index.js'
 import { resourceAt } from './methods/resources.js'
 import { assertSecretLength, stateCodec } from './request-state.js'
-import type { CoreOptions, ErrorContext, Runtime } from './runtime.js'
+import type { CoreOptions, ErrorContext, Runtime } from './types.js'
 
 const ERAS = ['modern', 'legacy'] as const
 

@@ -1,59 +1,12 @@
-import type { LogLevel } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
-import { isObject, type JsonObject, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import type { Profile } from '../protocol/profiles.js'
-import type { CachePolicy, ClientCapabilities, Implementation } from '../protocol/types.js'
-import type { Asker, AuthInfo } from '../server/context.js'
+import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import type { CachePolicy } from '../protocol/types.js'
 import type { ListName } from '../server/definitions.js'
 import type { Entries, Kind } from '../server/server.js'
-import type { Cancellation } from './cancellation.js'
 import { Context } from './context.js'
 import { page } from './cursor.js'
 import { InputRequired, inputRequiredResult, openRound, type Round } from './input.js'
-import type { Runtime } from './runtime.js'
-
-/** What a transport hands the exchange core besides the message. */
-export interface Transport {
-  /** The MCP-Protocol-Version header; null on transports that have no headers (stdio). */
-  readonly versionHeader: string | undefined | null
-  /** Reads a request header; absent where there are no headers, and the header rules do not apply. */
-  readonly header?: ((name: string) => string | null) | undefined
-  readonly cancel: Cancellation
-  /**
-   * Where notifications before the result go (the request's SSE stream, or stdout); `eventId` numbers it
-   * where the transport has event ids (SSE), so that a client can say what it has (Last-Event-ID).
-   */
-  readonly emit: (message: JsonRpcNotification, eventId?: string) => void
-  /** The authenticated principal: lists may depend on it, and requestState, tasks and streams are bound to it. */
-  readonly principal?: string | undefined
-  /** The verified token's identity and scopes, when requests are authenticated. */
-  readonly auth?: AuthInfo | undefined
-  /** The client's network address, where the runtime knows it: whose share of limits an anonymous request uses. */
-  readonly clientAddress?: string | undefined
-  readonly request?: Request | undefined
-  readonly env?: unknown
-  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined
-  /** When the platform ends the request whatever happens (ms since the epoch): streams end gracefully by then. */
-  readonly deadline?: number | undefined
-  /**
-   * The response is delivered whole (Lambda behind an HTTP API or ALB): notifications before the result
-   * are dropped and methods that stream are refused.
-   */
-  readonly buffered?: boolean | undefined
-}
-
-/** One request past envelope validation: what methods work from. It is also the Asker of visibility checks. */
-export interface Call extends Asker {
-  readonly id: JsonRpcId
-  readonly method: string
-  readonly params: JsonObject
-  readonly profile: Profile
-  readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
-  readonly logLevel?: LogLevel | undefined
-  readonly progressToken?: string | number | undefined
-  readonly runtime: Runtime
-  readonly transport: Transport
-}
+import type { Call } from './types.js'
 
 /**
  * Runs a handler that may ask for input, turning an unanswered request into an `input_required` result.

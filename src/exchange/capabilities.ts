@@ -1,6 +1,6 @@
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js'
-import type { Runtime } from './runtime.js'
+import type { Runtime } from './types.js'
 
 /** The members of `required` that `declared` lacks, or undefined when all are there. */
 export function missingCapabilities(required: ClientCapabilities, declared: ClientCapabilities): ClientCapabilities | undefined {

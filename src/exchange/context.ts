@@ -4,7 +4,7 @@ import type {
   CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, InputRequest, InputResponseFor, ListRootsResult,
 } from '../protocol/types.js'
 import type { AuthInfo, Notify, RequestContext } from '../server/context.js'
-import type { Call } from './call.js'
+import type { Call } from './types.js'
 import { answer, legacyInputError, type Round } from './input.js'
 
 /**

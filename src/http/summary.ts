@@ -1,4 +1,4 @@
-import type { Runtime } from '../exchange/runtime.js'
+import type { Runtime } from '../exchange/types.js'
 import { resumableOf } from '../resumable/extension.js'
 import { tasksOf } from '../tasks/extension.js'
 

@@ -1,5 +1,4 @@
 import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, OVERLOADED } from './constants.js'
-import type { JsonRpcId } from './jsonrpc.js'
 
 /**
  * A protocol error: becomes a JSON-RPC error response. Which HTTP status carries it is the HTTP layer's
@@ -52,9 +51,3 @@ export const invalidParams = (message: string, data?: unknown) => new McpError(I
 export const methodNotFound = (method: string) => new McpError(METHOD_NOT_FOUND, `Method not found: ${method}`)
 
 export const internalError = (message = 'Internal error') => new McpError(INTERNAL_ERROR, message)
-
-export function errorResponse(id: JsonRpcId | undefined, error: McpError) {
-  const body: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message }
-  if (error.data !== undefined) body.data = error.data
-  return id === undefined ? { jsonrpc: '2.0' as const, error: body } : { jsonrpc: '2.0' as const, id, error: body }
-}

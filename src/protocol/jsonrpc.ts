@@ -57,5 +57,11 @@ export function classify(value: unknown): Incoming {
 
 export const resultResponse = (id: JsonRpcId, result: JsonObject) => ({ jsonrpc: '2.0' as const, id, result })
 
+export function errorResponse(id: JsonRpcId | undefined, error: McpError) {
+  const body: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message }
+  if (error.data !== undefined) body.data = error.data
+  return id === undefined ? { jsonrpc: '2.0' as const, error: body } : { jsonrpc: '2.0' as const, id, error: body }
+}
+
 export const notification = (method: string, params?: JsonObject): JsonRpcNotification =>
   params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }

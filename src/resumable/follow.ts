@@ -1,7 +1,7 @@
 import { INTERNAL_ERROR } from '../protocol/constants.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import type { Call } from '../exchange/call.js'
+import type { Call } from '../exchange/types.js'
 import { isResync, type ChangeEvent, type Resync } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
 import { dropped } from '../tasks/records.js'

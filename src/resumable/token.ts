@@ -1,7 +1,7 @@
 import { invalidParams } from '../protocol/errors.js'
 import { isObject } from '../protocol/jsonrpc.js'
 import type { JsonRpcId } from '../protocol/jsonrpc.js'
-import type { Runtime } from '../exchange/runtime.js'
+import type { Runtime } from '../exchange/types.js'
 
 /**
  * The method that takes resume tokens, and what a token's payload names as its method (a requestState's names

@@ -2,7 +2,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from '../protocol/co
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { ServerCapabilities } from '../protocol/types.js'
-import type { Call } from '../exchange/call.js'
+import type { Call } from '../exchange/types.js'
 import { isResync, type Subscription } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
 import { TASKS, taskFields } from './records.js'

@@ -1,8 +1,9 @@
 /**
  * The layers, read off the import graph (README, "Layout"): the definition (src/server) knows no exchange, the
  * exchange core knows no extension (tasks, resumable requests, authorization) and no HTTP, src/ knows no
- * adapter, and an adapter reaches src/ only through the public entries. Each offence is one line with its
- * file and line; the test fails on any, so a new import that breaks a rule shows where.
+ * adapter, an adapter reaches src/ only through the public entries, and no modules of src/ import each
+ * other round a cycle. Each offence is one line with its file and line; the test fails on any, so a new
+ * import that breaks a rule shows where.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -72,6 +73,31 @@ function violations(files: ReadonlyMap<string, string>): string[] {
   return out
 }
 
+/** The import cycles among the files of src/ (type imports too), each as its files; none is allowed. */
+function cycles(files: ReadonlyMap<string, string>): string[][] {
+  const next = new Map<string, string[]>()
+  for (const { from, to } of importsOf(files)) if (from.startsWith('src/') && files.has(to)) next.set(from, [...(next.get(from) ?? []), to])
+  // Tarjan's strongly connected components: a component of more than one file is a cycle.
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const found: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) visit(w)
+      if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, low.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component = stack.splice(stack.indexOf(v))
+    if (component.length > 1) found.push(component.sort())
+  }
+  for (const file of next.keys()) if (!index.has(file)) visit(file)
+  return found
+}
+
 function sources(): Map<string, string> {
   const files = new Map<string, string>()
   for (const dir of ['src', 'adapters']) {
@@ -85,6 +111,16 @@ function sources(): Map<string, string> {
 describe('the layers', () => {
   it('hold: no import runs against them', () => {
     expect(violations(sources())).toEqual([])
+  })
+
+  it('make no cycle: each module of src/ can be read knowing only those below it', () => {
+    expect(cycles(sources())).toEqual([])
+  })
+
+  it('would catch a cycle, with the files on it', () => {
+    const files = sources()
+    files.set('src/protocol/errors.ts', `import type { JsonRpcId } from './jsonrpc.js'\n${files.get('src/protocol/errors.ts')}`)
+    expect(cycles(files)).toEqual([['src/protocol/errors.ts', 'src/protocol/jsonrpc.ts']])
   })
 
   it('would catch the core importing an extension, with the line that does it', () => {

@@ -1,4 +1,4 @@
-import type { MethodDescriptor } from '../method.js'
+import type { MethodDescriptor } from '../types.js'
 import { complete } from './completion.js'
 import { discover, initialize, ping, setLevel } from './lifecycle.js'
 import { getPrompt, listPrompts } from './prompts.js'

@@ -4,7 +4,7 @@ import { PROFILES } from '../../protocol/profiles.js'
 import type { ServerCapabilities } from '../../protocol/types.js'
 import { cached } from '../call.js'
 import { servedBy } from '../capabilities.js'
-import type { MethodDescriptor } from '../method.js'
+import type { MethodDescriptor } from '../types.js'
 
 export const discover: MethodDescriptor = {
   method: 'server/discover',

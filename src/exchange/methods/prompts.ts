@@ -2,7 +2,7 @@ import { invalidParams } from '../../protocol/errors.js'
 import type { PromptEntry } from '../../server/server.js'
 import { argumentsOf, namedEntry, withInput } from '../call.js'
 import { servedBy } from '../capabilities.js'
-import type { MethodDescriptor } from '../method.js'
+import type { MethodDescriptor } from '../types.js'
 import { listMethod } from './lists.js'
 import { promptResult } from '../results.js'
 

@@ -1,10 +1,11 @@
 import { invalidParams } from '../../protocol/errors.js'
 import type { CachePolicy, ResourceContents } from '../../protocol/types.js'
 import type { ResourceEntry, TemplateEntry } from '../../server/server.js'
-import { cached, listed, listPage, requireString, withInput, type Call } from '../call.js'
+import { cached, listed, listPage, requireString, withInput } from '../call.js'
+import type { Call } from '../types.js'
 import { servedBy } from '../capabilities.js'
 import { Context } from '../context.js'
-import type { MethodDescriptor } from '../method.js'
+import type { MethodDescriptor } from '../types.js'
 import { listMethod } from './lists.js'
 import { resourceContents } from '../results.js'
 
