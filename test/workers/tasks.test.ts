@@ -4,7 +4,7 @@
  */
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { durableTaskStore } from '../../adapters/cloudflare/index.js'
 import { TASKS, type TaskRecord } from '../../src/index.js'
 import { describeTaskStore, record } from '../helpers/task-store.js'
@@ -115,6 +115,36 @@ describe('tasks in Durable Objects, through the Worker', () => {
     expect(await getTask(taskId)).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } })
     await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'decline' } } })
     expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Kept the file' }] } })
+  })
+})
+
+describe('what a task object serves', () => {
+  it('only the task it holds: another id is neither read nor written there', async () => {
+    const task = record({ id: taskId() })
+    await store.create(task)
+    const held = object(task.id)
+    expect(await held.get(taskId())).toBeUndefined()
+    expect(await held.put({ ...task, id: taskId(), version: 2, status: 'cancelled' })).toBe(false)
+    expect(await held.get(task.id)).toEqual(task)
+  })
+
+  it('a task only until its expiresAt, though the alarm has not yet swept it', async () => {
+    const task = record({ id: taskId() })
+    await store.create(task)
+    // Stored straight, with no alarm due: expired, and still there. The object's clock held at `now`.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const now = Date.now()
+      const servedAt = (expiresAt: number) => runInDurableObject(object(task.id), async (instance, state) => {
+        state.storage.kv.put('task', { ...task, expiresAt })
+        return instance.get(task.id)
+      })
+      expect(await servedAt(now + 1)).toMatchObject({ id: task.id })
+      expect(await servedAt(now)).toBeUndefined()
+      expect(await servedAt(now - 1)).toBeUndefined()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
