@@ -166,24 +166,29 @@ describe('the task object\'s alarm', () => {
     expect(alarm).toBe(stored!.expiresAt)
   })
 
-  it('reports a lease check that fails, and tries it again a minute later rather than at once', async () => {
+  it('reports a lease check that fails, and tries it again a minute later (or at expiry, if sooner) rather than at once', async () => {
     // Made at a protocol version this server does not serve (one a later deploy dropped, say): tasks/get at
     // that version, which is how the object fails the task, is refused.
-    const now = Date.now()
-    const task = record({
-      id: taskId(), owner: '', lease: { holder: 'gone', until: now + 300 }, expiresAt: now + 600_000,
-      work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '1999-01-01', client: { capabilities: {} } },
-    })
+    const failing = (expiresIn: number) => {
+      const now = Date.now()
+      return record({
+        id: taskId(), owner: '', lease: { holder: 'gone', until: now + 300 }, expiresAt: now + expiresIn,
+        work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '1999-01-01', client: { capabilities: {} } },
+      })
+    }
     const spy = vi.spyOn(console, 'error')
     try {
-      await store.create(task)
-      const deadline = Date.now() + 5000
-      while ((await inside(task.id)).alarm! < Date.now() + 30_000 && Date.now() < deadline) await wait(50)
-      const { task: stored, alarm } = await inside(task.id)
-      expect(stored).toEqual(task)
-      expect(alarm).toBeGreaterThan(Date.now() + 50_000)
-      const checks = spy.mock.calls.filter(([, context]) => (context as { requestId?: string } | undefined)?.requestId === task.id)
-      expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'Unsupported protocol version: 1999-01-01' })]])
+      for (const [task, retried] of [[failing(600_000), 'in a minute'], [failing(20_000), 'at expiry']] as const) {
+        await store.create(task)
+        const deadline = Date.now() + 5000
+        while ((await inside(task.id)).alarm! < Date.now() + 10_000 && Date.now() < deadline) await wait(50)
+        const { task: stored, alarm } = await inside(task.id)
+        expect(stored).toEqual(task)
+        if (retried === 'at expiry') expect(alarm).toBe(task.expiresAt)
+        else expect(alarm! - Date.now()).toSatisfy((left: number) => left > 50_000 && left <= 60_000)
+        const checks = spy.mock.calls.filter(([, context]) => (context as { requestId?: string } | undefined)?.requestId === task.id)
+        expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'Unsupported protocol version: 1999-01-01' })]])
+      }
     } finally {
       spy.mockRestore()
     }
