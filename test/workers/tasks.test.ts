@@ -2,11 +2,12 @@
  * Tasks on Workers: one McpTask Durable Object per task keeps it and runs it (adapters/cloudflare/task-object.ts).
  * The store contract against the real objects, then tasks through the everything Worker's fetch.
  */
-import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
+import { abortAllDurableObjects, createExecutionContext, runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
-import { durableTaskStore } from '../../adapters/cloudflare/index.js'
-import { TASKS, type TaskRecord } from '../../src/index.js'
+import { createWorker, durableTaskStore } from '../../adapters/cloudflare/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { createFetchHandler, McpServer, TASKS, type TaskRecord } from '../../src/index.js'
 import { describeTaskStore, record } from '../helpers/task-store.js'
 import { META, mcpRequest } from './sse.js'
 
@@ -103,6 +104,16 @@ describe('tasks in Durable Objects, through the Worker', () => {
     expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Deleted notes.txt' }] } })
   })
 
+  it('finds the task objects under the binding taskBinding names', async () => {
+    // The objects bound as MCP_TASKS run the everything server, so this Worker serves the same one.
+    const worker = createWorker(createEverythingServer(), { taskBinding: 'JOBS' })
+    const bindings = { MCP_HUB: env.MCP_HUB, MCP_REQUEST_STATE_SECRET: 'task-binding-secret-0123456789abcdef', JOBS: env.MCP_TASKS }
+    const res = await worker.fetch(mcpRequest('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } }, 1, TASK_META), bindings, createExecutionContext())
+    const { result } = await res.json() as Record<string, any>
+    expect(result).toMatchObject({ resultType: 'task', status: 'working' })
+    expect((await inside(result.taskId)).task?.id).toBe(result.taskId)
+  })
+
   it('keeps a task across the eviction of its object between polls', async () => {
     const { taskId } = await call('confirm_delete', {})
     await until(taskId, 'input_required')
@@ -126,6 +137,23 @@ describe('what a task object serves', () => {
     expect(await held.get(taskId())).toBeUndefined()
     expect(await held.put({ ...task, id: taskId(), version: 2, status: 'cancelled' })).toBe(false)
     expect(await held.get(task.id)).toEqual(task)
+  })
+
+  it('a run only to the lease holder of a working task: start() from anyone else is ignored', async () => {
+    const now = Date.now()
+    const working = record({ id: taskId(), owner: '', lease: { holder: 'h1', until: now + 30_000 }, work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '2026-07-28', client: { capabilities: {} } } })
+    // Ended, though it still names h1 as its holder: not run either.
+    const ended = record({ id: taskId(), status: 'completed', lease: { holder: 'h1', until: now + 30_000 } })
+    for (const task of [working, ended]) await store.create(task)
+    await object(working.id).start(working.id, 'h2')
+    await object(ended.id).start(ended.id, 'h1')
+    expect(await inside(working.id)).toEqual({ task: working, alarm: working.lease!.until, running: 0 })
+    expect(await inside(ended.id)).toEqual({ task: ended, alarm: ended.expiresAt, running: 0 })
+  })
+
+  it('names its store durable-objects in a handler\'s summary', () => {
+    const server = new McpServer({ name: 'summary', version: '1' }).tool('slow', { description: 'a task', task: 'optional' }, () => 'done')
+    expect(createFetchHandler(server, { allowedHosts: '*', tasks: { store } }).summary.tasks).toBe('durable-objects')
   })
 
   it('a task only until its expiresAt, though the alarm has not yet swept it', async () => {

@@ -9,7 +9,7 @@ import { createWorker, type McpHub } from '../../adapters/cloudflare/index.js'
 import { until } from '../helpers/async.js'
 import { shardOf } from '../../src/core.js'
 import { listChanged, McpServer } from '../../src/index.js'
-import { mcpRequest, sseReader } from './sse.js'
+import { META, mcpRequest, sseReader } from './sse.js'
 
 const SECRET = { MCP_REQUEST_STATE_SECRET: 'worker-options-secret-0123456789abcdef' }
 const server = new McpServer({ name: 'options', version: '1.0.0' }).tool('plain', { description: 'answers' }, () => 'plain')
@@ -66,6 +66,31 @@ describe('a Worker\'s vars', () => {
     for (const value of [' 2', '2 ', '2x', 'x2']) {
       expect(await listens({ MCP_LISTEN_MAX_PER_CLIENT: value }, 3)).toEqual([200, 200, 200])
     }
+  })
+})
+
+describe('a Worker\'s bindings and paths', () => {
+  it('answers at `path` instead of /mcp when given one', async () => {
+    const worker = createWorker(server, { path: '/api/mcp' })
+    const at = async (url: string) => (await worker.fetch(new Request(url, mcpRequest('tools/list', {})), { ...SECRET }, createExecutionContext())).status
+    expect(await at('https://mcp.example.com/api/mcp')).toBe(200)
+    expect(await at('https://mcp.example.com/mcp')).toBe(404)
+  })
+
+  it('counts an empty MCP_REQUEST_STATE_SECRET as unset: the key the hub keeps serves instead', async () => {
+    const asking = new McpServer({ name: 'asking', version: '1' }).tool('confirm', { description: 'Asks first' }, async (_a, ctx) => {
+      const answer = await ctx.elicit('sure', { message: 'Sure?', requestedSchema: { type: 'object', properties: { sure: { type: 'boolean' } } } })
+      return `answered ${answer.action}`
+    })
+    const worker = createWorker(asking)
+    const bindings = { MCP_REQUEST_STATE_SECRET: '', MCP_HUB: env.MCP_HUB }
+    const ASKING = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }
+    const call = async (params: Record<string, unknown>) =>
+      await (await worker.fetch(mcpRequest('tools/call', { name: 'confirm', arguments: {}, ...params }, 1, ASKING), bindings, createExecutionContext())).json() as any
+    const { requestState } = (await call({})).result
+    expect(requestState).toEqual(expect.any(String))
+    const answered = await call({ requestState, inputResponses: { sure: { action: 'accept', content: { sure: true } } } })
+    expect(answered.result.content[0].text).toBe('answered accept')
   })
 })
 
