@@ -5,7 +5,7 @@
 import { abortAllDurableObjects, createExecutionContext, runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
-import { createWorker, durableTaskStore } from '../../adapters/cloudflare/index.js'
+import { createWorker, durableTaskStore, taskObject } from '../../adapters/cloudflare/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { createFetchHandler, McpServer, TASKS, type TaskRecord } from '../../src/index.js'
 import { describeTaskStore, record } from '../helpers/task-store.js'
@@ -149,6 +149,11 @@ describe('what a task object serves', () => {
     await object(ended.id).start(ended.id, 'h1')
     expect(await inside(working.id)).toEqual({ task: working, alarm: working.lease!.until, running: 0 })
     expect(await inside(ended.id)).toEqual({ task: ended, alarm: ended.expiresAt, running: 0 })
+  })
+
+  it('is made only from a worker createWorker made, and says so', () => {
+    const handmade = { fetch: async () => new Response(), notify: () => ({}) }
+    expect(() => taskObject(handmade as never)).toThrow(new Error('taskObject(worker) takes the worker createWorker made'))
   })
 
   it('names its store durable-objects in a handler\'s summary', () => {
