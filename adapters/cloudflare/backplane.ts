@@ -114,11 +114,13 @@ async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], liste
     if (!ws) throw new Error(`the hub refused the subscription (${res.status})`)
     ws.accept()
     ws.addEventListener('message', (e) => {
-      const event = typeof e.data === 'string' ? parseEvent(e.data) : undefined
+      // parseEvent takes nothing but an event's JSON: a binary frame (the hub sends none) is no event either.
+      const event = parseEvent(String(e.data))
       if (event) listener(event)
     })
+    // A socket's close comes once, and while it is still `socket`: a reconnect replaces it only after.
     ws.addEventListener('close', (e) => {
-      if (socket !== ws || closed) return
+      if (closed) return
       onError(new Error(`the hub closed the connection (${e.code} ${e.reason})`))
       void reconnect()
     })

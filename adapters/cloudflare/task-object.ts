@@ -25,6 +25,12 @@ const RUN = 'run'
  */
 const ALARM_WALL_MS = 15 * 60_000
 const FINAL_WRITE_MS = 30_000
+/**
+ * How long a lease check that failed waits to be tried again. Its alarm is due at once (the lease has run
+ * out), so without a wait of its own a check that keeps failing (the task's protocol version no longer
+ * served, say) would run, and be reported, without pause until the task expires.
+ */
+const LEASE_RECHECK_MS = 60_000
 /** Who asks for a task whose lease may have run out (the envelope of some versions must name the client). */
 const LEASE_CHECKER = { name: 'mcp-edge-task-object', version: '1' }
 
@@ -170,8 +176,9 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
         // failed when its lease runs out, as anywhere else.
         this.ctx.storage.kv.delete(RUN)
         await this.#run(task.id, holder)
-      } else {
-        await this.#reap(task)
+      } else if (!await this.#reap(task)) {
+        await this.ctx.storage.setAlarm(Math.min(Date.now() + LEASE_RECHECK_MS, task.expiresAt))
+        return
       }
       await this.#schedule()
     }
@@ -194,9 +201,10 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
     /**
      * A lease that ran out with nobody polling: the task is failed as `tasks/get` would fail it (the same
      * transition, and listen streams hear of it), by asking this object's runtime for the task as its owner.
+     * False when the check failed (it is reported).
      */
-    async #reap(task: TaskRecord): Promise<void> {
-      if (task.status !== 'working' || !task.lease || task.lease.until > Date.now() || this.running > 0) return
+    async #reap(task: TaskRecord): Promise<boolean> {
+      if (task.status !== 'working' || !task.lease || task.lease.until > Date.now() || this.running > 0) return true
       const runtime = this.#runtimeHere()
       // Spoken in the version of the request that made the task, which the server serves with tasks.
       const _meta = { [META.protocolVersion]: task.work.version ?? null, [META.clientInfo]: LEASE_CHECKER, [META.clientCapabilities]: { extensions: { [TASKS]: {} } } }
@@ -204,6 +212,7 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
         versionHeader: null, cancel: new Cancellation(), emit: () => {}, principal: task.owner === '' ? undefined : task.owner, env: this.env,
       })
       if (!answer.ok) runtime.report(answer.error, { during: 'task lease check', requestId: task.id })
+      return answer.ok
     }
   }
 }

@@ -18,7 +18,7 @@ async function isolate(): Promise<Modules> {
 // Made before anything runs: a reset reloads the Worker's module (see request-state.test.ts).
 let modules: Modules[]
 beforeAll(async () => {
-  modules = [await isolate(), await isolate(), await isolate()]
+  modules = [await isolate(), await isolate(), await isolate(), await isolate()]
 })
 
 const SECRET = { MCP_REQUEST_STATE_SECRET: 'degraded-test-secret-0123456789abcdef' }
@@ -65,6 +65,18 @@ describe('a Worker short of a binding', () => {
     expect(warnings()).toEqual([
       'mcp-edge: no MCP_TASKS binding: tasks and resumable requests live in this isolate\'s memory, so a request about one '
       + 'that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as MCP_TASKS (README, Deploy to Cloudflare).',
+    ])
+  })
+
+  it('without a requestState secret and without the hub, warns once that input requests need one isolate to answer every round', async () => {
+    spy()
+    const m = modules[3]!
+    await listTools(m.createWorker(plain(m), { secretBinding: 'STATE_KEY', hubBinding: 'HUBS' }), {})
+    await listTools(m.createWorker(plain(m)), {})
+    await listTools(m.createWorker(plain(m)), {})
+    expect(warnings().filter((w) => !w.includes(' binding: '))).toEqual([
+      'mcp-edge: no STATE_KEY and no HUBS: input requests work only while one isolate answers every round',
+      'mcp-edge: no MCP_REQUEST_STATE_SECRET and no MCP_HUB: input requests work only while one isolate answers every round',
     ])
   })
 

@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects, createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { durableUsedStates, type McpHub } from '../../adapters/cloudflare/index.js'
 import { shardOf } from '../../src/core.js'
 import { createFetchHandler } from '../../src/index.js'
@@ -150,5 +150,46 @@ describe('single-use requestStates in Durable Objects', () => {
     // The next sweep is due when the kept claim expires; until then it still counts as used.
     expect(await alarm()).toBe(later)
     expect(await sweeping.claim(kept, later)).toBe(false)
+  })
+})
+
+describe('the single-use claims an McpHub object keeps', () => {
+  afterEach(() => void vi.useRealTimers())
+  const rows = (name: string) => inside(name, (storage) => storage.sql.exec('SELECT id, until FROM used_states ORDER BY id').toArray())
+
+  it('by default in the objects mcp-used-states-0 to 3, by the id\'s shard', async () => {
+    const id = crypto.randomUUID()
+    const until = Date.now() + 60_000
+    expect(await durableUsedStates({ namespace: () => env.MCP_HUB }).claim(id, until)).toBe(true)
+    expect(await rows(`mcp-used-states-${shardOf(id, 4)}`)).toContainEqual({ id, until })
+  })
+
+  it('takes an id again from the moment its claim expires, though not yet swept', async () => {
+    // The object's clock held at `now`; one event, so the sweep the past expiry asks for cannot come between.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const now = Date.now()
+    const claims = await runInDurableObject(hubObject(`used-${crypto.randomUUID()}`), async (hub: McpHub) => [
+      await hub.claimState('a', now + 1), await hub.claimState('a', now + 60_000),
+      await hub.claimState('b', now), await hub.claimState('b', now + 60_000), await hub.claimState('b', now + 60_000),
+    ])
+    expect(claims).toEqual([true, false, true, true, false])
+  })
+
+  it('keeps the sweep due at the earliest expiry when a later claim comes', async () => {
+    const name = `used-${crypto.randomUUID()}`
+    const soon = Date.now() + 60_000
+    expect(await hubObject(name).claimState('soon', soon)).toBe(true)
+    expect(await hubObject(name).claimState('later', soon + 3_600_000)).toBe(true)
+    expect(await inside(name, (storage) => storage.getAlarm())).toBe(soon)
+  })
+
+  it('leaves no sweep due once the last claim is swept', async () => {
+    const name = `used-${crypto.randomUUID()}`
+    expect(await hubObject(name).claimState('soon', Date.now() + 300)).toBe(true)
+    await new Promise((r) => setTimeout(r, 400))
+    // Past it (workerd may have run the alarm by itself by now: the outcome is the same).
+    await runDurableObjectAlarm(hubObject(name))
+    expect(await rows(name)).toEqual([])
+    expect(await inside(name, (storage) => storage.getAlarm())).toBeNull()
   })
 })

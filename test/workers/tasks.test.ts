@@ -2,11 +2,12 @@
  * Tasks on Workers: one McpTask Durable Object per task keeps it and runs it (adapters/cloudflare/task-object.ts).
  * The store contract against the real objects, then tasks through the everything Worker's fetch.
  */
-import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
+import { abortAllDurableObjects, createExecutionContext, runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
-import { durableTaskStore } from '../../adapters/cloudflare/index.js'
-import { TASKS, type TaskRecord } from '../../src/index.js'
+import { describe, expect, it, vi } from 'vitest'
+import { createWorker, durableTaskStore, taskObject } from '../../adapters/cloudflare/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { createFetchHandler, McpServer, TASKS, type TaskRecord } from '../../src/index.js'
 import { describeTaskStore, record } from '../helpers/task-store.js'
 import { META, mcpRequest } from './sse.js'
 
@@ -103,6 +104,16 @@ describe('tasks in Durable Objects, through the Worker', () => {
     expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Deleted notes.txt' }] } })
   })
 
+  it('finds the task objects under the binding taskBinding names', async () => {
+    // The objects bound as MCP_TASKS run the everything server, so this Worker serves the same one.
+    const worker = createWorker(createEverythingServer(), { taskBinding: 'JOBS' })
+    const bindings = { MCP_HUB: env.MCP_HUB, MCP_REQUEST_STATE_SECRET: 'task-binding-secret-0123456789abcdef', JOBS: env.MCP_TASKS }
+    const res = await worker.fetch(mcpRequest('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } }, 1, TASK_META), bindings, createExecutionContext())
+    const { result } = await res.json() as Record<string, any>
+    expect(result).toMatchObject({ resultType: 'task', status: 'working' })
+    expect((await inside(result.taskId)).task?.id).toBe(result.taskId)
+  })
+
   it('keeps a task across the eviction of its object between polls', async () => {
     const { taskId } = await call('confirm_delete', {})
     await until(taskId, 'input_required')
@@ -115,6 +126,58 @@ describe('tasks in Durable Objects, through the Worker', () => {
     expect(await getTask(taskId)).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } })
     await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'decline' } } })
     expect(await until(taskId, 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'Kept the file' }] } })
+  })
+})
+
+describe('what a task object serves', () => {
+  it('only the task it holds: another id is neither read nor written there', async () => {
+    const task = record({ id: taskId() })
+    await store.create(task)
+    const held = object(task.id)
+    expect(await held.get(taskId())).toBeUndefined()
+    expect(await held.put({ ...task, id: taskId(), version: 2, status: 'cancelled' })).toBe(false)
+    expect(await held.get(task.id)).toEqual(task)
+  })
+
+  it('a run only to the lease holder of a working task: start() from anyone else is ignored', async () => {
+    const now = Date.now()
+    const working = record({ id: taskId(), owner: '', lease: { holder: 'h1', until: now + 30_000 }, work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '2026-07-28', client: { capabilities: {} } } })
+    // Ended, though it still names h1 as its holder: not run either.
+    const ended = record({ id: taskId(), status: 'completed', lease: { holder: 'h1', until: now + 30_000 } })
+    for (const task of [working, ended]) await store.create(task)
+    await object(working.id).start(working.id, 'h2')
+    await object(ended.id).start(ended.id, 'h1')
+    expect(await inside(working.id)).toEqual({ task: working, alarm: working.lease!.until, running: 0 })
+    expect(await inside(ended.id)).toEqual({ task: ended, alarm: ended.expiresAt, running: 0 })
+  })
+
+  it('is made only from a worker createWorker made, and says so', () => {
+    const handmade = { fetch: async () => new Response(), notify: () => ({}) }
+    expect(() => taskObject(handmade as never)).toThrow(new Error('taskObject(worker) takes the worker createWorker made'))
+  })
+
+  it('names its store durable-objects in a handler\'s summary', () => {
+    const server = new McpServer({ name: 'summary', version: '1' }).tool('slow', { description: 'a task', task: 'optional' }, () => 'done')
+    expect(createFetchHandler(server, { allowedHosts: '*', tasks: { store } }).summary.tasks).toBe('durable-objects')
+  })
+
+  it('a task only until its expiresAt, though the alarm has not yet swept it', async () => {
+    const task = record({ id: taskId() })
+    await store.create(task)
+    // Stored straight, with no alarm due: expired, and still there. The object's clock held at `now`.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const now = Date.now()
+      const servedAt = (expiresAt: number) => runInDurableObject(object(task.id), async (instance, state) => {
+        state.storage.kv.put('task', { ...task, expiresAt })
+        return instance.get(task.id)
+      })
+      expect(await servedAt(now + 1)).toMatchObject({ id: task.id })
+      expect(await servedAt(now)).toBeUndefined()
+      expect(await servedAt(now - 1)).toBeUndefined()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
@@ -134,6 +197,34 @@ describe('the task object\'s alarm', () => {
     expect(stored).toMatchObject({ status: 'failed', version: 2, error: { code: -32603, message: expect.stringMatching(/lost/) } })
     expect(stored!.lease).toBeUndefined()
     expect(alarm).toBe(stored!.expiresAt)
+  })
+
+  it('reports a lease check that fails, and tries it again a minute later (or at expiry, if sooner) rather than at once', async () => {
+    // Made at a protocol version this server does not serve (one a later deploy dropped, say): tasks/get at
+    // that version, which is how the object fails the task, is refused.
+    const failing = (expiresIn: number) => {
+      const now = Date.now()
+      return record({
+        id: taskId(), owner: '', lease: { holder: 'gone', until: now + 300 }, expiresAt: now + expiresIn,
+        work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '1999-01-01', client: { capabilities: {} } },
+      })
+    }
+    const spy = vi.spyOn(console, 'error')
+    try {
+      for (const [task, retried] of [[failing(600_000), 'in a minute'], [failing(20_000), 'at expiry']] as const) {
+        await store.create(task)
+        const deadline = Date.now() + 5000
+        while ((await inside(task.id)).alarm! < Date.now() + 10_000 && Date.now() < deadline) await wait(50)
+        const { task: stored, alarm } = await inside(task.id)
+        expect(stored).toEqual(task)
+        if (retried === 'at expiry') expect(alarm).toBe(task.expiresAt)
+        else expect(alarm! - Date.now()).toSatisfy((left: number) => left > 50_000 && left <= 60_000)
+        const checks = spy.mock.calls.filter(([, context]) => (context as { requestId?: string } | undefined)?.requestId === task.id)
+        expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'Unsupported protocol version: 1999-01-01' })]])
+      }
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it('forgets the task at expiresAt: storage and alarm are gone', async () => {
