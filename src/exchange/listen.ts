@@ -192,14 +192,14 @@ function admit(call: Call): () => void {
   const { runtime } = call
   const { maxStreams, maxStreamsPerClient } = runtime.listenLimits
   if (runtime.streams.size >= maxStreams) {
-    throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 503, RETRY_AFTER_SEC)
+    throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 'server', RETRY_AFTER_SEC)
   }
   const address = call.transport.clientAddress
   const client = call.principal ?? (address === undefined ? undefined : `address ${address}`)
   if (client === undefined) return () => {}
   const open = runtime.streamsByClient.get(client) ?? 0
   if (open >= maxStreamsPerClient) {
-    throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 429, RETRY_AFTER_SEC)
+    throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
   }
   runtime.streamsByClient.set(client, open + 1)
   return () => {

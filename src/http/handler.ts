@@ -3,7 +3,7 @@ import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
 import { classify, errorResponse, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
-import { exchange } from '../exchange/exchange.js'
+import { exchange, type Answer } from '../exchange/exchange.js'
 import type { Runtime } from '../exchange/types.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import { authGate, type AuthGate, type Identity } from '../auth/gate.js'
@@ -15,7 +15,7 @@ import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
-import { ACCEPTED, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
+import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
@@ -242,12 +242,16 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       if (settled) return
       settled = true
       context.running.delete(stop)
-      const error = errorResponse(message.id, new Overloaded('The server shut down before this request finished: send it again', 503, 1))
+      const refusal: Answer = {
+        ok: false, id: message.id, profile: undefined, stage: 'method',
+        error: new Overloaded('The server shut down before this request finished: send it again', 'server', 1),
+      }
+      const error = errorResponse(message.id, refusal.error)
       if (stream) {
         stream.write(error)
         stream.close()
       } else {
-        resolve(json(error, SERVICE_UNAVAILABLE, { 'retry-after': '1' }))
+        resolve(json(error, answerStatus(refusal), answerHeaders(refusal)))
       }
       cancel.abort(new Error('the server is shutting down'))
     }
@@ -260,12 +264,9 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
       if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
         return resolve(context.gate.forbidden(answer.error.scopes, answer.error.message))
       }
-      // Limits are checked before a stream opens too: the refusal is a plain JSON answer with its status.
-      if (!answer.ok && answer.error instanceof Overloaded) {
-        return resolve(json(errorResponse(answer.id, answer.error), answer.error.status, { 'retry-after': String(answer.error.retryAfterSec) }))
-      }
       const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
-      if (!stream) return resolve(body ? json(body, answerStatus(answer)) : new Response(null, { status: 204 }))
+      // Limits are checked before a stream opens too: a refusal is a plain JSON answer with its status.
+      if (!stream) return resolve(body ? json(body, answerStatus(answer), answerHeaders(answer)) : new Response(null, { status: 204 }))
       if (body && !cancel.aborted) stream.write(body)
       stream.close()
     })

@@ -30,18 +30,19 @@ export class InsufficientScope extends McpError {
   }
 }
 
-/**
- * The server will not take this request now (a limit is reached): 429 when the client is over its own share,
- * 503 when the server is full; over HTTP with `Retry-After`.
- */
+/** The server will not take this request now: a limit is reached. Try again after `retryAfterSec`. */
 export class Overloaded extends McpError {
-  readonly status: 429 | 503
+  /**
+   * Whose limit it hit: one client's share (`client`: it should close something first) or what the server
+   * holds in all (`server`: any client may retry). src/http/status.ts makes statuses of it.
+   */
+  readonly fault: 'client' | 'server'
   readonly retryAfterSec: number
 
-  constructor(message: string, status: 429 | 503, retryAfterSec: number) {
+  constructor(message: string, fault: 'client' | 'server', retryAfterSec: number) {
     super(OVERLOADED, message, { retryAfterMs: retryAfterSec * 1000 })
     this.name = 'Overloaded'
-    this.status = status
+    this.fault = fault
     this.retryAfterSec = retryAfterSec
   }
 }
