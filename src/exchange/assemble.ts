@@ -1,18 +1,15 @@
-/** Builds a Runtime (src/exchange/runtime.ts) from the core's options and the extensions it is given. */
-import { missingScopes } from '../server/server.js'
-import type { McpServer } from '../server/server.js'
+/** Builds a Runtime (src/exchange/types.ts) from the core's options and the extensions it is given. */
+import { missingScopes, type McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type ChangeEvent } from '../state/backplane.js'
 import { memoryUsedStates } from '../state/used-states.js'
 import type { ServerCapabilities } from '../protocol/types.js'
-import type { Call } from './types.js'
+import type { Call, CoreOptions, ErrorContext, MethodDescriptor, Runtime } from './types.js'
 import { deadlines } from './deadlines.js'
 import { encryptedStateCodec } from './encrypted-state.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
-import type { MethodDescriptor } from './types.js'
 import { CORE_METHODS } from './methods/index.js'
 import { resourceAt } from './methods/resources.js'
 import { assertSecretLength, stateCodec } from './request-state.js'
-import type { CoreOptions, ErrorContext, Runtime } from './types.js'
 
 const ERAS = ['modern', 'legacy'] as const
 

@@ -2,9 +2,8 @@ import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/c
 import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import type { Call, Transport } from './types.js'
+import type { Call, Runtime, Transport } from './types.js'
 import { checkMethodHeaders, checkParamHeaders } from './headers.js'
-import type { Runtime } from './types.js'
 import { spokenVersion } from './version.js'
 
 /**

@@ -6,8 +6,7 @@ import type { Profile } from '../protocol/profiles.js'
 import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
 import { digest, rejected, type StatePayload } from './request-state.js'
 import { ToolError } from '../server/tool-error.js'
-import type { Call } from './types.js'
-import type { Runtime } from './types.js'
+import type { Call, Runtime } from './types.js'
 
 /**
  * Multi-round-trip requests (SEP-2322). A handler asks for input; if the answer is not in this request, the

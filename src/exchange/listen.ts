@@ -2,8 +2,7 @@ import { META_SUBSCRIPTION_ID } from '../protocol/constants.js'
 import { invalidParams, Overloaded } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject } from '../protocol/jsonrpc.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
-import type { Call } from './types.js'
-import type { ListenField, MethodDescriptor } from './types.js'
+import type { Call, ListenField, MethodDescriptor } from './types.js'
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000
 

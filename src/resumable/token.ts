@@ -1,6 +1,5 @@
 import { invalidParams } from '../protocol/errors.js'
-import { isObject } from '../protocol/jsonrpc.js'
-import type { JsonRpcId } from '../protocol/jsonrpc.js'
+import { isObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import type { Runtime } from '../exchange/types.js'
 
 /**

@@ -1,8 +1,7 @@
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
-import type { Call } from '../exchange/types.js'
+import type { Call, Runtime } from '../exchange/types.js'
 import type { Cancellation } from '../exchange/cancellation.js'
-import type { Runtime } from '../exchange/types.js'
 import type { TaskRecord, TaskStore } from '../state/tasks.js'
 import { detailedTask, finish, reapLost, TASK_ID, type TaskSettings } from './records.js'
 

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { base64UrlToBytes, bytesToBase64, bytesToBase64Url } from '../../src/protocol/base64.js'
 import { readEnvelope } from '../../src/protocol/envelope.js'
 import { McpError } from '../../src/protocol/errors.js'
-import { errorResponse } from '../../src/protocol/jsonrpc.js'
+import { classify, errorResponse, notification } from '../../src/protocol/jsonrpc.js'
 import { headerMatches, paramHeaders } from '../../src/protocol/headers.js'
-import { classify, notification } from '../../src/protocol/jsonrpc.js'
 import { fnv1a, memoryBackplane, parseEvent, shardOf } from '../../src/state/backplane.js'
 
 describe('base64', () => {

@@ -2,9 +2,8 @@ import { invalidParams } from '../../protocol/errors.js'
 import { isObject } from '../../protocol/jsonrpc.js'
 import type { Completer, Scopes } from '../../server/definitions.js'
 import { servedBy } from '../capabilities.js'
-import type { Call } from '../types.js'
+import type { Call, MethodDescriptor } from '../types.js'
 import { Context } from '../context.js'
-import type { MethodDescriptor } from '../types.js'
 import { completion } from '../results.js'
 
 /** What is completed: the prompt or template `ref` names (its scopes apply), and how, if it can be. */
