@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util'
 import { redisTaskStore } from '../adapters/redis/index.js'
-import { createFetchHandler, McpServer, memoryTaskStore } from '../src/index.js'
+import { createFetchHandler, McpServer, memoryTaskStore, resumable } from '../src/index.js'
 import { fmt, machine, writeSection } from './report.js'
 
 const { values } = parseArgs({ options: { reports: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } } })
@@ -42,8 +42,8 @@ async function call(handler: (r: Request) => Promise<Response>, resumable: boole
 const redisStore = redisTaskStore({ url: REDIS_URL, prefix: `bench-resumable-${process.pid}:` })
 const contenders = [
   { name: 'plain call (messages streamed, not kept)', resumable: false, handler: createFetchHandler(server) },
-  { name: 'resumable, kept in memory', resumable: true, handler: createFetchHandler(server, { resumable: { store: memoryTaskStore() } }) },
-  { name: 'resumable, kept in Redis', resumable: true, handler: createFetchHandler(server, { resumable: { store: redisStore } }) },
+  { name: 'resumable, kept in memory', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: memoryTaskStore() })] }) },
+  { name: 'resumable, kept in Redis', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: redisStore })] }) },
 ]
 
 const rows: string[] = []

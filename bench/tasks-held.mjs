@@ -1,10 +1,10 @@
 // Memory held by N finished tasks on the memory store: prints { heap, rss } growth in bytes as JSON.
-import { createFetchHandler, McpServer, memoryTaskStore } from 'mcp-edge'
+import { createFetchHandler, McpServer, memoryTaskStore, tasks } from 'mcp-edge'
 
 const n = Number(process.argv[2] ?? 100000)
 const store = memoryTaskStore()
 const server = new McpServer({ name: 'held', version: '1.0.0' }).tool('noop', { description: 'no-op', task: 'required' }, () => 'ok')
-const handler = createFetchHandler(server, { tasks: { store } })
+const handler = createFetchHandler(server, { extensions: [tasks({ store })] })
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'held', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },

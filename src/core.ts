@@ -2,7 +2,7 @@
 // a message in, an answer out, notifications to the transport on the way.
 export { exchange, MAX_DEPTH, type Answer, type Stage } from './exchange/exchange.js'
 export type { Runtime } from './exchange/types.js'
-export { createRuntime } from './compose/runtime.js'
+export { assertTasksServed, createRuntime } from './compose/runtime.js'
 export type { Call, Transport } from './exchange/types.js'
 export { Cancellation } from './exchange/cancellation.js'
 export { sharedRead } from './exchange/shared-read.js'

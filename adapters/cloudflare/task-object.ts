@@ -48,13 +48,13 @@ const LEASE_CHECKER = { name: 'mcp-edge-task-object', version: '1' }
  *
  * @example
  * ```ts
- * import { McpServer } from 'mcp-edge'
+ * import { McpServer, tasks } from 'mcp-edge'
  * import { createWorker, taskObject } from 'mcp-edge/cloudflare'
  *
  * const server = new McpServer({ name: 'reports', version: '1.0.0' })
  *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
  *
- * const worker = createWorker(server)
+ * const worker = createWorker(server, { extensions: [tasks()] })
  * export default worker
  * export { McpHub } from 'mcp-edge/cloudflare'
  * export class McpTask extends taskObject(worker) {}   // bound as MCP_TASKS, with a new_sqlite_classes migration
@@ -122,8 +122,9 @@ export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObje
       this.#runtime = createRuntime(server, {
         ...options,
         ...bindingServices(options, this.env),
-        tasks: { ...options.tasks, store: local },
-        resumable: options.resumable && { ...(options.resumable === true ? {} : options.resumable), store: local },
+        // The extension plans build their own here, on this object's storage (one named its own store? then
+        // the Worker never sent its work here).
+        store: local,
         // Tasks run with the identity stored in them; lists are not served here.
         auth: undefined,
       })

@@ -13,7 +13,7 @@ export interface DurableTaskStoreOptions<Env = unknown> {
  *
  * @example
  * ```ts
- * import { createFetchHandler, McpServer, type FetchHandler } from 'mcp-edge'
+ * import { createFetchHandler, McpServer, tasks, type FetchHandler } from 'mcp-edge'
  * import { createWorker, durableTaskStore, taskObject, type TaskObject } from 'mcp-edge/cloudflare'
  *
  * interface Env { MCP_TASKS: DurableObjectNamespace<TaskObject> }
@@ -23,12 +23,13 @@ export interface DurableTaskStoreOptions<Env = unknown> {
  *
  * // What createWorker does with the MCP_TASKS binding, in a fetch handler of your own; the objects still
  * // come from taskObject, which runs each task with the worker's server and options.
- * export class McpTask extends taskObject(createWorker<Env>(server)) {}
+ * export class McpTask extends taskObject(createWorker<Env>(server, { extensions: [tasks()] })) {}
  * let handler: FetchHandler | undefined
  * export default {
  *   fetch: (request, env) => (handler ??= createFetchHandler(server, {
  *     allowedHosts: '*',
- *     tasks: { store: durableTaskStore({ namespace: () => env.MCP_TASKS }) },
+ *     store: durableTaskStore({ namespace: () => env.MCP_TASKS }),
+ *     extensions: [tasks()],
  *   }))(request, { env }),
  * } satisfies ExportedHandler<Env>
  * ```

@@ -1,6 +1,7 @@
 import {
-  createFetchHandler, type AuthInfo, type AuthOptions, type FetchHandler, type HandlerOptions, type McpServer, type Notify, type RuntimeOptions,
+  createFetchHandler, RESUMABLE, TASKS, type AuthInfo, type Authorization, type FetchHandler, type HandlerOptions, type McpServer, type Notify, type RuntimeOptions,
 } from '../../src/index.js'
+import { assertTasksServed } from '../../src/core.js'
 import { hubBackplane } from './backplane.js'
 import type { McpHub } from './hub.js'
 import { durableSharedSecret } from './shared-secret.js'
@@ -15,7 +16,7 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
    * as the issuer live there). Behind workers-oauth-provider, leave `verify` out: the identity it verified
    * (`ctx.auth`, `ctx.props`) is taken as the request's, when its audience is `resource`.
    */
-  auth?: AuthOptions | ((env: Record<string, unknown>) => AuthOptions | undefined) | undefined
+  auth?: Authorization | ((env: Record<string, unknown>) => Authorization | undefined) | undefined
   /** Endpoint path (default `/mcp`). */
   path?: string | undefined
   /** Binding name of the McpHub Durable Object namespace (default `MCP_HUB`); without it, fan-out stays in the isolate. */
@@ -29,8 +30,8 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
   secretBinding?: string | undefined
   /**
    * Binding name of the task Durable Object namespace (default `MCP_TASKS`; the class is `taskObject(worker)`).
-   * With it, tasks live and run in one Durable Object each, and outlive the request that made them; without
-   * it, they live in the isolate's memory (`tasks.store` overrides both).
+   * With it, the durable work of `tasks()` and `resumable()` lives and runs in one Durable Object each, and
+   * outlives the request that made it; without it, in the isolate's memory (`store` overrides both).
    */
   taskBinding?: string | undefined
   // allowedHosts / allowedOrigins default to the comma-separated vars MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS,
@@ -109,9 +110,11 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   }
 }
 
+const DURABLE_WORK: Record<string, string> = { [TASKS]: 'tasks', [RESUMABLE]: 'resumable requests' }
+
 /** Says which durable work lives in the isolate's memory for want of the task binding, if any does. */
-function inIsolateMemory(binding: string, tasks: unknown, resumable: unknown): void {
-  const what = [tasks && 'tasks', resumable && 'resumable requests'].filter(Boolean)
+function inIsolateMemory(binding: string, extensions: WorkerOptions['extensions']): void {
+  const what = extensions?.filter((e) => 'build' in e && !e.store).map((e) => DURABLE_WORK[e.id] ?? e.id) ?? []
   if (what.length === 0) return
   warnOnce(`mcp-edge: no ${binding} binding: ${what.join(' and ')} live in this isolate's memory, so a request about one `
     + `that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as ${binding} (README, Deploy to Cloudflare).`)
@@ -139,6 +142,7 @@ function inIsolateMemory(binding: string, tasks: unknown, resumable: unknown): v
  */
 export function createWorker<Env extends object = Record<string, unknown>>(server: McpServer, options: WorkerOptions = {}): McpWorker<Env> {
   // Bindings exist only once a request (or event) brings them: one handler per env, made on first use.
+  assertTasksServed(server, options.extensions)
   const handlers = new WeakMap<object, FetchHandler>()
   const authFor = (env: Env) => (typeof options.auth === 'function' ? options.auth(env as Record<string, unknown>) : options.auth)
 
@@ -148,19 +152,13 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     const bindings = env as Record<string, unknown>
     const taskName = options.taskBinding ?? 'MCP_TASKS'
     const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
-    const durable = tasks && durableTaskStore({ namespace: () => tasks })
-    const resumable = options.resumable === true ? {} : options.resumable
-    // Tasks are served and no store was given: they want a home in the task objects.
-    const tasksWantHome = Boolean(options.tasks || server.usesTasks) && !options.tasks?.store
-    if (!durable) inIsolateMemory(taskName, tasksWantHome, resumable && !resumable.store && !options.tasks?.store)
+    if (!tasks && !options.store) inIsolateMemory(taskName, options.extensions)
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
       ...bindingServices(options, env),
-      // Only where tasks are served at all: the binding alone does not advertise the extension.
-      tasks: durable && tasksWantHome ? { ...options.tasks, store: durable } : options.tasks,
-      // Resumable requests run in the same objects as tasks, so that they outlive the request too.
-      resumable: resumable && { ...resumable, store: resumable.store ?? options.tasks?.store ?? durable },
+      // Tasks and resumable requests live and run in the task objects, so that they outlive the request.
+      store: options.store ?? (tasks && durableTaskStore({ namespace: () => tasks })),
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',

@@ -57,7 +57,7 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  *
  * @example
  * ```ts
- * import { McpServer } from 'mcp-edge'
+ * import { McpServer, tasks } from 'mcp-edge'
  * import { serve } from 'mcp-edge/node'
  * import { redisTaskStore } from 'mcp-edge/redis'
  *
@@ -66,7 +66,7 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  *
  * // Any process sharing the Redis reads, answers or cancels a task another one made.
  * const store = redisTaskStore({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
- * const running = await serve(server, { tasks: { store } })
+ * const running = await serve(server, { store, extensions: [tasks()] })
  * running.http.once('close', () => void store.close())
  * ```
  */

@@ -1,6 +1,6 @@
 // The tasks benchmark server: a no-op task tool and a plain echo on serve(), tasks in memory or, with
 // TASK_STORE=redis, in Redis (REDIS_URL, REDIS_PREFIX).
-import { McpServer, memoryTaskStore } from 'mcp-edge'
+import { McpServer, memoryTaskStore, tasks } from 'mcp-edge'
 import { serve } from 'mcp-edge/node'
 import { redisBackplane, redisTaskStore } from 'mcp-edge/redis'
 import { announce } from './child.mjs'
@@ -15,7 +15,7 @@ const server = new McpServer({ name: 'bench-tasks', version: '1.0.0' })
 const running = await serve(server, {
   port: 0,
   handleSignals: false,
-  tasks: { store: redis ? redisTaskStore({ url, prefix }) : memoryTaskStore() },
+  extensions: [tasks({ store: redis ? redisTaskStore({ url, prefix }) : memoryTaskStore() })],
   backplane: redis ? redisBackplane({ url, prefix }) : undefined,
 })
 announce(running.url)

@@ -9,6 +9,7 @@
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
+import { resumable, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
@@ -16,9 +17,9 @@ const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: proc
 
 export const handler = createLambdaHandler(createEverythingServer(), {
   backplane: redis && redisBackplane(redis),
-  tasks: { store: redis && redisTaskStore(redis) },
-  // Only for clients that declare resumableRequests (the seed draft's proposal); kept in the tasks store.
-  resumable: true,
+  store: redis && redisTaskStore(redis),
+  // Resumable requests only for clients that declare resumableRequests (the seed draft's proposal).
+  extensions: [tasks(), resumable()],
   // MCP_REQUEST_STATE_SECRET when set (the handler reads it); else, with Redis, one kept there for every instance.
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || (redis && redisSharedSecret(redis)) },
   auth: authFromEnv(process.env, undefined),

@@ -8,6 +8,7 @@
  */
 import { serve } from '../../adapters/node/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
+import { resumable, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
 import { createEverythingServer } from './server.js'
 
@@ -27,9 +28,9 @@ const running = await serve(createEverythingServer(), {
   host,
   auth,
   backplane,
-  tasks: { store, leaseMs },
-  // Only for clients that declare resumableRequests (the seed draft's proposal); kept in the tasks store.
-  resumable: true,
+  store,
+  // Resumable requests only for clients that declare resumableRequests (the seed draft's proposal).
+  extensions: [tasks({ leaseMs }), resumable()],
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || sharedSecret },
 })
 // Closed after the server, whose shutdown still writes to the store (tasks running here end failed).

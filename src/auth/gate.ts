@@ -28,9 +28,36 @@ const MAX_TOKEN_CHARS = 16_384
 /** Leeway for an `expiresAt` in the past, as jwtVerifier's default clock tolerance. */
 const EXPIRY_LEEWAY_SEC = 30
 
-export function authGate(options: AuthOptions, report: (error: unknown) => string): AuthGate {
-  const issuers = options.authorizationServers ?? options.verify?.issuers ?? []
-  if (issuers.length === 0) throw new Error('auth.authorizationServers must name at least one authorization server (RFC 9728)')
+/** Authorization turned on: its options, and the gate the HTTP handler makes of them. */
+export interface Authorization extends AuthOptions {
+  /** @internal The gate of one handler; `report` hands an error to its onError and returns the error id. */
+  gate(report: (error: unknown) => string): AuthGate
+}
+
+const issuersOf = (options: AuthOptions) => options.authorizationServers ?? options.verify?.issuers ?? []
+
+/**
+ * Authorization as an OAuth 2.1 resource server, for the `auth` option of a runtime entry: bearer tokens
+ * checked by `verify` (jwtVerifier or your own), the protected-resource metadata served (RFC 9728).
+ *
+ * @example
+ * ```ts
+ * import { bearerAuth, createFetchHandler, jwtVerifier, McpServer } from 'mcp-edge'
+ *
+ * const server = new McpServer({ name: 'private', version: '1.0.0' }).tool('whoami', { description: 'Who asks' }, (_args, ctx) => ctx.auth?.subject ?? 'nobody')
+ * export const handler = createFetchHandler(server, {
+ *   auth: bearerAuth({ resource: 'https://mcp.example.com/mcp', verify: jwtVerifier({ issuer: 'https://auth.example.com' }) }),
+ * })
+ * ```
+ */
+export function bearerAuth(options: AuthOptions): Authorization {
+  // Checked now, so that a deployment without one fails at start-up.
+  if (issuersOf(options).length === 0) throw new Error('auth.authorizationServers must name at least one authorization server (RFC 9728)')
+  return { ...options, gate: (report) => authGate(options, report) }
+}
+
+function authGate(options: AuthOptions, report: (error: unknown) => string): AuthGate {
+  const issuers = issuersOf(options)
   const metadata = resourceMetadata(options, issuers)
   const baseline = options.scopes ?? []
   const implies = options.scopeImplies ?? {}

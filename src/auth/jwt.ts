@@ -50,17 +50,17 @@ const jwksUris = new Map<string, Promise<string>>()
  *
  * @example
  * ```ts
- * import { jwtVerifier, McpServer } from 'mcp-edge'
+ * import { bearerAuth, jwtVerifier, McpServer } from 'mcp-edge'
  * import { serve } from 'mcp-edge/node'
  *
  * const server = new McpServer({ name: 'notes', version: '1.0.0' })
  *   .tool('whoami', { description: 'Who the token is for' }, (_args, ctx) => ctx.auth?.subject ?? 'nobody')
  *
  * await serve(server, {
- *   auth: {
+ *   auth: bearerAuth({
  *     resource: 'https://mcp.example.com/mcp',   // the audience tokens must name
  *     verify: jwtVerifier({ issuer: 'https://auth.example.com' }),   // keys from the issuer's metadata
- *   },
+ *   }),
  *   allowedHosts: ['mcp.example.com'],
  * })
  * ```

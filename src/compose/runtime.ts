@@ -1,27 +1,41 @@
 /**
- * The composition root: the one place that knows the extensions by name and turns a deployment's options
- * into the extensions the exchange core serves. The core (src/exchange/) meets tasks and resumable requests
- * only as Extensions; test/architecture/layers.test.ts holds it to that.
+ * The composition root: turns a deployment's options into the runtime the exchange core serves, building
+ * each extension plan (tasks(), resumable()) for this runtime. The core (src/exchange/) meets extensions
+ * only as Extensions, and nothing here names one, so a server bundles only those it imports;
+ * test/architecture/layers.test.ts holds the layers to that.
  */
 import { assembleRuntime } from '../exchange/assemble.js'
-import type { CoreOptions, Runtime } from '../exchange/types.js'
-import { resumableRequests, type ResumableOptions } from '../resumable/extension.js'
+import type { CoreOptions, Extension, ExtensionPlan, Runtime } from '../exchange/types.js'
+import { TASKS } from '../protocol/constants.js'
 import type { McpServer } from '../server/server.js'
-import { tasksExtension, type TaskOptions } from '../tasks/extension.js'
-import { TASKS } from '../tasks/records.js'
+import type { TaskStore } from '../state/tasks.js'
 
 /** The services of one deployment, given to the runtime entry (createFetchHandler, serve, createWorker, ...). */
-export interface RuntimeOptions extends CoreOptions {
+export interface RuntimeOptions extends Omit<CoreOptions, 'extensions'> {
   /**
-   * Tasks (the io.modelcontextprotocol/tasks extension): where they live and for how long. Served when
-   * given, or when some tool has `task` set (then in this process's memory).
+   * The extensions served, each turned on by its import: `tasks()` (the io.modelcontextprotocol/tasks
+   * extension), `resumable()` (resumable requests), or an Extension of your own.
    */
-  tasks?: TaskOptions | undefined
+  extensions?: readonly (Extension | ExtensionPlan)[] | undefined
   /**
-   * Resumable requests as the seed draft proposed them (src/resumable/): off by default; `true`, or its
-   * options, serves them to clients that declare `resumableRequests`. Kept in the tasks store when one is given.
+   * Where the extensions that keep durable work (tasks, resumable requests) keep it, unless one names its
+   * own: share one store (`redisTaskStore`) between the instances serving a server. createWorker gives its
+   * task Durable Objects. Default: this process's memory, one store per extension.
    */
-  resumable?: boolean | ResumableOptions | undefined
+  store?: TaskStore | undefined
+}
+
+const isPlan = (extension: Extension | ExtensionPlan): extension is ExtensionPlan => 'build' in extension
+
+/**
+ * Refuses a server that has a task tool when tasks are not served: at start-up, rather than at the tool's
+ * first call. Runtime entries that build their runtime late (createWorker, on the first request) call it early.
+ */
+export function assertTasksServed(server: McpServer, extensions: RuntimeOptions['extensions']): void {
+  const tool = server.taskTool
+  if (tool !== undefined && !extensions?.some((e) => e.id === TASKS)) {
+    throw new Error(`tool "${tool}" is declared with \`task\`, but tasks are not served: add tasks() to the extensions (import { tasks } from 'mcp-edge')`)
+  }
 }
 
 /**
@@ -30,22 +44,20 @@ export interface RuntimeOptions extends CoreOptions {
  *
  * @example
  * ```ts
- * import { McpServer } from 'mcp-edge'
+ * import { McpServer, tasks } from 'mcp-edge'
  * import { createRuntime } from 'mcp-edge/core'
  *
- * const server = new McpServer({ name: 'echo', version: '1.0.0' }).tool('echo', { description: 'Echoes' }, () => 'echo')
+ * const server = new McpServer({ name: 'echo', version: '1.0.0' })
+ *   .tool('echo', { description: 'Echoes' }, () => 'echo')
+ *   .tool('report', { description: 'Takes a while', task: 'optional' }, async () => 'done')
  * // What createFetchHandler and serveStdio make: the definition with this deployment's services.
- * const runtime = createRuntime(server, { handlerTimeoutMs: 60_000, onError: (error, where) => console.error(where, error) })
+ * const runtime = createRuntime(server, { extensions: [tasks()], handlerTimeoutMs: 60_000 })
  * await runtime.notify.toolsChanged()
  * await runtime.close()
  * ```
  */
 export function createRuntime(server: McpServer, options: RuntimeOptions = {}): Runtime {
-  const extensions = [...(options.extensions ?? [])]
-  if ((options.tasks || server.usesTasks) && !extensions.some((e) => e.id === TASKS)) extensions.push(tasksExtension(options.tasks))
-  if (options.resumable) {
-    const { store = options.tasks?.store, ...rest } = options.resumable === true ? {} : options.resumable
-    extensions.push(resumableRequests({ ...rest, store }))
-  }
+  assertTasksServed(server, options.extensions)
+  const extensions = (options.extensions ?? []).map((e) => (isPlan(e) ? e.build(options.store) : e))
   return assembleRuntime(server, { ...options, extensions })
 }

@@ -11,14 +11,15 @@ import type { ClientCapabilities, Implementation, ServerCapabilities } from '../
 import type { Asker, AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import type { Backplane, ChangeEvent } from '../state/backplane.js'
+import type { TaskStore } from '../state/tasks.js'
 import type { UsedStates } from '../state/used-states.js'
 import type { Cancellation } from './cancellation.js'
 import type { Deadlines } from './deadlines.js'
 import type { Secret, SecretSource, StateCodec } from './request-state.js'
 
 /**
- * The services of one deployment that the exchange core itself uses; the extensions' own options
- * (tasks, resumable requests) are in RuntimeOptions (src/compose/runtime.ts), which turns them into extensions.
+ * The services of one deployment that the exchange core itself uses; RuntimeOptions (src/compose/runtime.ts)
+ * adds what the extensions are built with.
  */
 export interface CoreOptions {
   /** How changes reach listen streams on every instance (default: within this process only). */
@@ -250,6 +251,21 @@ export interface Extension {
    * (the seed draft's core tasks have a `tasks` capability instead of an extension).
    */
   advertise?(capabilities: ServerCapabilities, profile: Profile): ServerCapabilities
+  /** Where it keeps durable records, if it keeps any: named by its `kind` in the start-up line (src/http/summary.ts). */
+  readonly store?: { readonly kind?: string | undefined } | undefined
   /** Called by the runtime's close (shutdown): work the extension runs in this process ends. */
   close?(runtime: Runtime): Promise<void>
+}
+
+/**
+ * An extension made anew for every runtime it serves in (a Worker's, each task Durable Object's), with the
+ * deployment's store for durable work: what `tasks()` and `resumable()` are. Its state (running work, the
+ * store it writes) belongs to one runtime, so a deployment hands out plans, not built extensions.
+ */
+export interface ExtensionPlan {
+  readonly id: string
+  /** Its own store, when it was given one: then the deployment's is not used. */
+  readonly store?: TaskStore | undefined
+  /** The extension for one runtime; `store` is the deployment's (RuntimeOptions.store), if it has one. */
+  build(store: TaskStore | undefined): Extension
 }

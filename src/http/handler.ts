@@ -5,8 +5,7 @@ import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
-import { authGate, type AuthGate, type Identity } from '../auth/gate.js'
-import type { AuthOptions } from '../auth/options.js'
+import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import { healthRoute } from './health.js'
@@ -31,7 +30,7 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    * else of it is read, handlers see who asked as `ctx.auth`, and requestState, tasks and listen streams
    * are bound to that principal. Default: none, and every request is anonymous.
    */
-  auth?: AuthOptions | undefined
+  auth?: Authorization | undefined
   /**
    * A health route for load balancers, e.g. `/healthz` (default: none). GET or HEAD there answers 200 with
    * `{"status":"serving"}`, and 503 with `{"status":"closing"}` once `close()` was called, whatever the Host
@@ -119,7 +118,7 @@ interface HandlerContext {
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
   const runtime = createRuntime(server, options)
-  const gate = options.auth && authGate(options.auth, (e) => runtime.report(e, { during: 'authorization' }))
+  const gate = options.auth?.gate((e) => runtime.report(e, { during: 'authorization' }))
   const context: HandlerContext = {
     runtime,
     gate,

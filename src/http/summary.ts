@@ -1,6 +1,5 @@
 import type { Runtime } from '../exchange/types.js'
-import { resumableOf } from '../resumable/extension.js'
-import { tasksOf } from '../tasks/extension.js'
+import { RESUMABLE, TASKS } from '../protocol/constants.js'
 
 /**
  * What a handler serves, and with which services, as its runtime resolved them: data for a start-up line
@@ -22,12 +21,13 @@ export interface HandlerSummary {
 }
 
 const kindOf = (port: { readonly kind?: string | undefined } | undefined) => port && (port.kind ?? 'custom')
+const storeOf = (runtime: Runtime, id: string) => runtime.extensions.find((e) => e.id === id)?.store
 
 export const summarize = (runtime: Runtime, auth: boolean, health: string | undefined): HandlerSummary => ({
   versions: runtime.server.versions,
   backplane: kindOf(runtime.backplane)!,
   auth,
-  tasks: kindOf(tasksOf(runtime)?.store),
-  resumable: kindOf(resumableOf(runtime)?.store),
+  tasks: kindOf(storeOf(runtime, TASKS)),
+  resumable: kindOf(storeOf(runtime, RESUMABLE)),
   health,
 })

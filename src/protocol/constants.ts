@@ -14,6 +14,11 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId'
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
 
+/** The tasks extension's id (SEP-2663): its capability key and the client's declaration. */
+export const TASKS = 'io.modelcontextprotocol/tasks'
+/** Resumable requests (the seed proposal): the client's capability and the server's experimental one. */
+export const RESUMABLE = 'resumableRequests'
+
 export const META = {
   protocolVersion: META_PROTOCOL_VERSION,
   clientInfo: META_CLIENT_INFO,

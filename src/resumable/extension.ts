@@ -1,11 +1,12 @@
 import { requireString } from '../exchange/call.js'
-import type { Call, Extension, MethodDescriptor, Runtime } from '../exchange/types.js'
+import type { Call, Extension, ExtensionPlan, MethodDescriptor, Runtime } from '../exchange/types.js'
 import { openRound } from '../exchange/input.js'
 import { checkArguments, type ToolCall } from '../exchange/methods/tools.js'
+import { RESUMABLE, TASKS } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { newTask, TASKS } from '../tasks/records.js'
+import { newTask } from '../tasks/records.js'
 import { runTask, startTask, type Work } from '../tasks/runner.js'
 import { change, newHolder, taskTopic, type TaskHost, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
@@ -14,8 +15,9 @@ import { openToken, RESUME, sealToken } from './token.js'
 
 export interface ResumableOptions {
   /**
-   * Where resumable requests and their messages are kept (default: this process's memory). Share one store
-   * (the tasks store: Redis, Durable Objects) between instances, so that a request resumes anywhere.
+   * Where resumable requests and their messages are kept (default: the deployment's store,
+   * RuntimeOptions.store, else this process's memory). Share one store (Redis, Durable Objects) between
+   * instances, so that a request resumes anywhere.
    */
   store?: TaskStore | undefined
   /** How long a request waits for its client to come back before it is cancelled and forgotten (default 60 s). */
@@ -25,9 +27,6 @@ export interface ResumableOptions {
   /** How long a runner's claim lasts unless renewed (default 30 s), as for tasks. */
   leaseMs?: number | undefined
 }
-
-/** The client capability, and the server's experimental one. */
-export const RESUMABLE = 'resumableRequests'
 
 export interface ResumableExtension extends Extension {
   /** Where its requests and their messages are kept. */
@@ -50,7 +49,7 @@ export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
  *
  * @example
  * ```ts
- * import { createFetchHandler, McpServer, resumableRequests } from 'mcp-edge'
+ * import { createFetchHandler, McpServer, resumable } from 'mcp-edge'
  *
  * const server = new McpServer({ name: 'builds', version: '1.0.0' })
  *   .tool('build', { description: 'Builds for a minute' }, async (_args, ctx) => {
@@ -58,14 +57,18 @@ export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
  *     return 'built'
  *   })
  *
- * // Usually the `resumable` option makes it: `createFetchHandler(server, { resumable: { maxWaitMs: 120_000 } })`.
- * export const handler = createFetchHandler(server, { extensions: [resumableRequests({ maxWaitMs: 120_000 })] })
+ * export const handler = createFetchHandler(server, { extensions: [resumable({ maxWaitMs: 120_000 })] })
  * ```
  */
-export function resumableRequests(options: ResumableOptions = {}): ResumableExtension {
+export function resumable(options: ResumableOptions = {}): ExtensionPlan {
+  return { id: RESUMABLE, store: options.store, build: (store) => resumableRequests(options, options.store ?? store ?? memoryTaskStore()) }
+}
+
+/** The resumable-requests extension of one runtime, its requests kept in `store`. */
+function resumableRequests(options: ResumableOptions, store: TaskStore): ResumableExtension {
   const waitMs = options.maxWaitMs ?? 60_000
   const service: TaskService = {
-    store: options.store ?? memoryTaskStore(),
+    store,
     // A record outlives its end by one wait: time for its client to come back for the response.
     settings: { ttlMs: waitMs, pollIntervalMs: 1000, leaseMs: options.leaseMs ?? 30_000 },
     running: new Map(),

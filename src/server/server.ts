@@ -394,9 +394,10 @@ export class McpServer {
     return [...this.#entries[kind].values()].filter((e) => shown(e, asker) && (!inScope || missingScopes(e, asker).length === 0))
   }
 
-  /** Whether some tool may run as a task: then the tasks extension is served. */
-  get usesTasks(): boolean {
-    return [...this.#entries.tool.values()].some((e) => e.task !== undefined)
+  /** The name of a tool that may run as a task, if any has `task` set: then tasks must be served. */
+  get taskTool(): string | undefined {
+    for (const [name, entry] of this.#entries.tool) if (entry.task !== undefined) return name
+    return undefined
   }
 
   /** @internal Whether some entry of this kind is shown to some askers only (`visible`, `scopes`): then its list is per asker. */

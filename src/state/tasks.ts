@@ -87,14 +87,14 @@ export interface MemoryTaskStoreOptions {
  *
  * @example
  * ```ts
- * import { McpServer, memoryTaskStore } from 'mcp-edge'
+ * import { McpServer, memoryTaskStore, tasks } from 'mcp-edge'
  * import { serve } from 'mcp-edge/node'
  *
  * const server = new McpServer({ name: 'reports', version: '1.0.0' })
  *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
  *
  * // The default store, swept more often; share a Redis one (redisTaskStore) between processes.
- * await serve(server, { tasks: { store: memoryTaskStore({ sweepMs: 10_000 }), ttlMs: 15 * 60_000 } })
+ * await serve(server, { extensions: [tasks({ store: memoryTaskStore({ sweepMs: 10_000 }), ttlMs: 15 * 60_000 })] })
  * ```
  */
 export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number } {

@@ -1,20 +1,23 @@
-import { INTERNAL_ERROR } from '../protocol/constants.js'
+import { INTERNAL_ERROR, TASKS } from '../protocol/constants.js'
 import { invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { ClientCapabilities, InputRequest, Tool } from '../protocol/types.js'
 import { withInput } from '../exchange/call.js'
-import type { Call, Extension, ListenField, MethodDescriptor, Runtime } from '../exchange/types.js'
+import type { Call, Extension, ExtensionPlan, ListenField, MethodDescriptor, Runtime } from '../exchange/types.js'
 import { validResponse } from '../exchange/input.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { answer, detailedTask, finish, newTask, TASKS, taskFields, type TaskSettings } from './records.js'
+import { answer, detailedTask, finish, newTask, taskFields, type TaskSettings } from './records.js'
 import { runTask, startTask, type Work } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
 import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type TaskHost, type TaskService } from './service.js'
 
 export interface TaskOptions {
-  /** Where tasks live (default: this process's memory). Share one store between every instance. */
+  /**
+   * Where tasks live (default: the deployment's store, RuntimeOptions.store, else this process's memory).
+   * Share one store between every instance.
+   */
   store?: TaskStore | undefined
   /** How long a task stays readable after it ends, and a task waiting for input waits (default 1 hour). */
   ttlMs?: number | undefined
@@ -57,27 +60,34 @@ export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
  * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): `tools/call` of a tool with `task` set
  * answers a CreateTaskResult and the handler runs on in a task runner; `tasks/get`, `tasks/update` and
  * `tasks/cancel` read and steer it from any instance sharing the store; listen streams may follow tasks.
- * Requests at the seed draft get its core tasks from the same store (./seed.ts). Served by every runtime
- * whose server has a task tool (src/compose/runtime.ts), so it is rarely made by hand.
+ * Requests at the seed draft get its core tasks from the same store (./seed.ts). Turned on with
+ * `tasks()`, which builds one for each runtime it serves in.
  *
  * @example
  * ```ts
- * import { createFetchHandler, McpServer, memoryTaskStore, tasksExtension } from 'mcp-edge'
+ * import { createFetchHandler, McpServer, tasks } from 'mcp-edge'
  *
  * const server = new McpServer({ name: 'reports', version: '1.0.0' })
  *   .tool('build_report', { description: 'Takes a while', task: 'optional' }, async () => 'Report ready')
  *
- * // Usually the `tasks` option makes it: `createFetchHandler(server, { tasks: { ttlMs } })`.
- * export const handler = createFetchHandler(server, { extensions: [tasksExtension({ store: memoryTaskStore(), ttlMs: 10 * 60_000 })] })
+ * // In this process's memory; give `store` (a RuntimeOptions or a TaskOptions one) to share tasks between instances.
+ * export const handler = createFetchHandler(server, { extensions: [tasks({ ttlMs: 10 * 60_000 })] })
  * ```
  */
-export function tasksExtension(options: TaskOptions = {}): TasksExtension {
-  const settings: TaskSettings = {
-    ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
-    pollIntervalMs: positive(options.pollIntervalMs, 1000, 'pollIntervalMs'),
-    leaseMs: positive(options.leaseMs, 30_000, 'leaseMs'),
-  }
-  const service: TaskService = { store: options.store ?? memoryTaskStore(), settings, running: new Map() }
+export function tasks(options: TaskOptions = {}): ExtensionPlan {
+  const settings = taskSettings(options)
+  return { id: TASKS, store: options.store, build: (store) => tasksExtension(settings, options.store ?? store ?? memoryTaskStore()) }
+}
+
+const taskSettings = (options: TaskOptions): TaskSettings => ({
+  ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
+  pollIntervalMs: positive(options.pollIntervalMs, 1000, 'pollIntervalMs'),
+  leaseMs: positive(options.leaseMs, 30_000, 'leaseMs'),
+})
+
+/** The tasks extension of one runtime, its tasks in `store`. */
+function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtension {
+  const service: TaskService = { store, settings, running: new Map() }
 
   const call: MethodDescriptor<ToolCall> = {
     ...callTool,

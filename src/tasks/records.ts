@@ -4,9 +4,6 @@ import type { JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
 
-/** The extension's id: its capability key, and the prefix of what it reserves. */
-export const TASKS = 'io.modelcontextprotocol/tasks'
-
 /** 128 random bits, base64url: unguessable, and the only thing that names a task. */
 export const newTaskId = (): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16)))
 /** What newTaskId makes: anything else is unknown without asking the store. */

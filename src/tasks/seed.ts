@@ -1,11 +1,11 @@
-import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from '../protocol/constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, TASKS } from '../protocol/constants.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 import type { ServerCapabilities } from '../protocol/types.js'
 import type { Call } from '../exchange/types.js'
 import { isResync, type Subscription } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
-import { TASKS, taskFields } from './records.js'
+import { taskFields } from './records.js'
 import { cancelTask, isTask, readTask, taskTopic, type TaskService } from './service.js'
 
 // The seed draft's core tasks (DRAFT-2026-v1, DIGEST §9.1), from the same store as the extension: a client

@@ -20,9 +20,9 @@ const MAY: Record<string, readonly string[]> = {
   exchange: ['protocol', 'server', 'state'],
   tasks: ['protocol', 'server', 'state', 'exchange'],
   resumable: ['protocol', 'server', 'state', 'exchange', 'tasks'],
-  // The composition root: the one folder that names the extensions.
-  compose: ['protocol', 'server', 'state', 'exchange', 'tasks', 'resumable'],
-  http: ['protocol', 'server', 'state', 'exchange', 'auth', 'tasks', 'resumable', 'compose'],
+  // The composition root builds the extensions it is given; none is named, so each is bundled only where imported.
+  compose: ['protocol', 'server', 'state', 'exchange'],
+  http: ['protocol', 'server', 'state', 'exchange', 'auth', 'compose'],
   entry: ['protocol', 'server', 'state', 'exchange', 'auth', 'tasks', 'resumable', 'compose', 'http'],
 }
 const ENTRIES = ['src/index.ts', 'src/core.ts']

@@ -4,7 +4,7 @@
  * for URIs the caller may read; what it may not is left out of the acknowledgement.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, type HandlerOptions, type TokenVerifier } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, tasks, type TokenVerifier } from '../../src/index.js'
 import { as, namedUsers, rpcAs } from '../helpers/auth.js'
 import { openListen, TEST_SECRET } from '../helpers/server.js'
 import { TASK_CAPABILITIES, taskClient } from '../helpers/tasks.js'
@@ -15,7 +15,7 @@ const verify: TokenVerifier = async (token) => {
   return { issuer: `https://${issuer}`, subject, claims: {} }
 }
 const options = (more: HandlerOptions = {}): HandlerOptions => ({
-  auth: namedUsers({ verify, authorizationServers: ['https://a', 'https://b'] }), requestState: { secret: TEST_SECRET }, ...more,
+  auth: bearerAuth(namedUsers({ verify, authorizationServers: ['https://a', 'https://b'] })), requestState: { secret: TEST_SECRET }, extensions: [tasks()], ...more,
 })
 
 describe('bound to issuer and subject', () => {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, InvalidToken, jwtVerifier, type ErrorContext, type TokenVerifier } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type ErrorContext, InvalidToken, jwtVerifier, tasks, type TokenVerifier } from '../../src/index.js'
 import { startAuthServer, type AuthServer } from '../helpers/auth-server.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 
@@ -281,7 +281,8 @@ describe('through the fetch handler', () => {
     const reported: ErrorContext[] = []
     const resource = 'http://127.0.0.1/mcp'
     const handler = createFetchHandler(createEverythingServer(), {
-      auth: { resource, verify: jwtVerifier({ issuer: as.issuer, jwksUri: 'http://127.0.0.1:1/unreachable' }) },
+      extensions: [tasks()],
+      auth: bearerAuth({ resource, verify: jwtVerifier({ issuer: as.issuer, jwksUri: 'http://127.0.0.1:1/unreachable' }) }),
       onError: (_e, context) => reported.push(context),
     })
     const params = { _meta: META_2026() }

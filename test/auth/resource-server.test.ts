@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, InvalidToken, McpServer, type AuthInfo, type ErrorContext, type HandlerOptions, type TokenVerifier } from '../../src/index.js'
+import { type AuthInfo, bearerAuth, createFetchHandler, type ErrorContext, type HandlerOptions, InvalidToken, McpServer, tasks, type TokenVerifier } from '../../src/index.js'
 import { as, namedUsers, rpcAs } from '../helpers/auth.js'
-import { META_2026, modernHeaders } from '../helpers/server.js'
+import { META_2026, modernHeaders, tasksFor } from '../helpers/server.js'
 
 const RESOURCE = 'http://localhost/mcp'
 const METADATA = 'http://localhost/.well-known/oauth-protected-resource/mcp'
 const handlerWith = (auth: Partial<HandlerOptions['auth']> = {}, options: HandlerOptions = {}, server: McpServer = createEverythingServer()) =>
-  createFetchHandler(server, { ...options, auth: namedUsers(auth) })
+  createFetchHandler(server, { extensions: tasksFor(server), ...options, auth: bearerAuth(namedUsers(auth)) })
 
 /** A POST of server/discover with these headers (and this body), as raw as a client can send it. */
 function post(handler: (r: Request) => Promise<Response>, headers: Record<string, string>, body?: string) {
@@ -117,7 +117,7 @@ describe('the protected-resource metadata', () => {
     expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS'])
     const preflight = await get(handler, '/.well-known/oauth-protected-resource', { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
     expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([204, '*', 'GET, HEAD, OPTIONS'])
-    expect(createFetchHandler(createEverythingServer()).metadataPaths).toEqual([])
+    expect(createFetchHandler(createEverythingServer(), { extensions: [tasks()] }).metadataPaths).toEqual([])
   })
 
   it('inserts the whole resource path, or has only the root URL for a resource at the root', () => {
@@ -173,7 +173,7 @@ describe('verifiers', () => {
 
   it('binds to issuer|subject, or client:<id> for a token without a subject; the handler sees the identity, never the token', async () => {
     const verify: TokenVerifier = async (token) => (token === 'machine' ? { clientId: 'svc', scopes: ['x'], claims: {} } : { subject: token, issuer: 'https://as.example', claims: { sub: token } })
-    const handler = createFetchHandler(whoami(), { auth: namedUsers({ verify }) })
+    const handler = createFetchHandler(whoami(), { auth: bearerAuth(namedUsers({ verify })) })
     const alice = JSON.parse((await seen(handler, 'alice')).body.result.content[0].text)
     expect(alice).toEqual({ principal: 'https://as.example|alice', auth: { subject: 'alice', issuer: 'https://as.example', scopes: [], claims: { sub: 'alice' } } })
     expect(JSON.parse((await seen(handler, 'machine')).body.result.content[0].text).principal).toBe('client:svc')
@@ -207,14 +207,14 @@ describe('verifiers', () => {
 
   it('takes identity verified upstream (RuntimeContext.auth) in place of a token, and still checks its scopes', async () => {
     const upstream: AuthInfo = { subject: 'provider-user', clientId: 'c', scopes: ['mcp:read'], claims: { plan: 'pro' } }
-    const handler = createFetchHandler(whoami(), { auth: { resource: RESOURCE, authorizationServers: ['https://as.example'] } })
+    const handler = createFetchHandler(whoami(), { auth: bearerAuth({ resource: RESOURCE, authorizationServers: ['https://as.example'] }) })
     const params = { name: 'whoami', arguments: {}, _meta: META_2026() }
     const request = () => new Request('http://localhost/mcp', { method: 'POST', headers: modernHeaders('tools/call', params), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) })
     const res = await handler(request(), { auth: upstream })
     expect(JSON.parse((await res.json()).result.content[0].text)).toEqual({ principal: 'provider-user', auth: upstream })
     // Without a verifier, nothing but upstream identity gets in.
     expect((await handler(request())).status).toBe(401)
-    const scoped = createFetchHandler(whoami(), { auth: { resource: RESOURCE, authorizationServers: ['https://as.example'], scopes: ['mcp:write'] } })
+    const scoped = createFetchHandler(whoami(), { auth: bearerAuth({ resource: RESOURCE, authorizationServers: ['https://as.example'], scopes: ['mcp:write'] }) })
     expect((await scoped(request(), { auth: upstream })).status).toBe(403)
   })
 })

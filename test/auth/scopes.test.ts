@@ -3,7 +3,7 @@
  * needed), listed or hidden as configured, and absent altogether where requests are not authenticated.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, type HandlerOptions, type TokenVerifier } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, tasks, type TokenVerifier } from '../../src/index.js'
 import { as as bearer, namedUsers, rpcAs } from '../helpers/auth.js'
 import { openListen, rpc, META_2026 } from '../helpers/server.js'
 import { TASK_CAPABILITIES } from '../helpers/tasks.js'
@@ -27,7 +27,7 @@ function scopedServer(ran: string[] = []) {
 }
 
 const setup = (auth: Partial<HandlerOptions['auth']> = {}, ran: string[] = []) => {
-  const handler = createFetchHandler(scopedServer(ran), { auth: namedUsers({ verify, ...auth }) })
+  const handler = createFetchHandler(scopedServer(ran), { extensions: [tasks()], auth: bearerAuth(namedUsers({ verify, ...auth })) })
   return (user: string, method: string, params: Record<string, unknown>, capabilities?: Record<string, unknown>) => rpcAs(handler, user, method, params, capabilities)
 }
 
@@ -79,7 +79,7 @@ describe('scopes of entries', () => {
   })
 
   it('has no scoped entry where requests are not authenticated: not listed, unknown to calls', async () => {
-    const handler = createFetchHandler(scopedServer())
+    const handler = createFetchHandler(scopedServer(), { extensions: [tasks()] })
     const call = (method: string, params: Record<string, unknown>) => rpc(handler, method, { ...params, _meta: META_2026() })
     expect((await call('tools/list', {})).body.result.tools.map((t: { name: string }) => t.name)).toEqual(['read_notes'])
     expect((await call('tools/call', { name: 'delete_all', arguments: {} })).body.error).toEqual({ code: -32602, message: 'Unknown tool: delete_all' })
@@ -101,8 +101,8 @@ describe('scopes of entries', () => {
   })
 
   it('has a listen stream follow only resources whose scopes were granted; where requests are not authenticated, none with scopes', async () => {
-    const authenticated = createFetchHandler(scopedServer(), { auth: namedUsers({ verify }) })
-    const unauthenticated = createFetchHandler(scopedServer())
+    const authenticated = createFetchHandler(scopedServer(), { extensions: [tasks()], auth: bearerAuth(namedUsers({ verify })) })
+    const unauthenticated = createFetchHandler(scopedServer(), { extensions: [tasks()] })
     const asked = ['notes://all', 'notes://7']
     // toolsListChanged as the last event: a stream whose next message is it was sent nothing for what it may not read.
     const follow = async (f: (r: Request) => Promise<Response>, headers: Record<string, string>) => {

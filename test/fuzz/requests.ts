@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, type FetchHandler } from '../../src/index.js'
+import { createFetchHandler, type FetchHandler, tasks } from '../../src/index.js'
 
 const VERSIONS = ['2026-07-28', 'DRAFT-2026-v1', '2025-11-25', '2025-06-18', '2025-03-26']
 const METHODS = [
@@ -82,7 +82,7 @@ export const requests: fc.Arbitrary<Generated> = fc.oneof(
 )
 
 /** The everything server as a fuzz target: handlers cut after 2 s, so that no generated call runs for long. */
-export const fuzzTarget = (): FetchHandler => createFetchHandler(createEverythingServer(), { handlerTimeoutMs: 2000 })
+export const fuzzTarget = (): FetchHandler => createFetchHandler(createEverythingServer(), { handlerTimeoutMs: 2000, extensions: [tasks()] })
 
 /** What went wrong with one answer, if anything: a 5xx, a hang (no answer, or a body not read, within `ms`), JSON that is not. */
 export async function problemWith(handler: FetchHandler, generated: Generated, ms = 5000): Promise<string | undefined> {

@@ -6,6 +6,7 @@
 import type { FetchHandler, McpServer, TaskOptions, TaskRecord, TaskStore } from '../../src/index.js'
 import { deferred } from './async.js'
 import type { handlerPool } from './tasks.js'
+import { tasks } from '../../src/index.js'
 
 /** Closed until opened by hand; open for good after. */
 export interface Gate {
@@ -136,5 +137,5 @@ export function holders(store: HeldStore, id: string): string[] {
 export function sharing<const S extends readonly Omit<TaskOptions, 'store'>[]>(
   pool: ReturnType<typeof handlerPool>, server: McpServer, store: TaskStore, ...settings: S
 ): { [K in keyof S]: FetchHandler } {
-  return settings.map((tasks) => pool({ tasks: { ...tasks, store } }, server)) as { [K in keyof S]: FetchHandler }
+  return settings.map((options) => pool({ extensions: [tasks({ ...options, store })] }, server)) as { [K in keyof S]: FetchHandler }
 }

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { serve, type RunningServer, type ServeOptions } from '../../adapters/node/index.js'
-import type { McpServer } from '../../src/index.js'
+import { tasks, type McpServer } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { requestVersion, sseMessages, validateServerMessage } from './wire.js'
 
@@ -9,8 +9,12 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
 /** The everything server on a free loopback port, without signal handlers. */
 export function startEverything(options: ServeOptions = {}, server?: McpServer): Promise<RunningServer> {
   // Without the start-up line (test/adapters/node-serve.test.ts reads it) in every test's output.
-  return serve(server ?? createEverythingServer(), { port: 0, handleSignals: false, log: false, requestState: { secret: TEST_SECRET }, ...options })
+  const served = server ?? createEverythingServer()
+  return serve(served, { port: 0, handleSignals: false, log: false, requestState: { secret: TEST_SECRET }, extensions: tasksFor(served), ...options })
 }
+
+/** Tasks where the server has a task tool (it would not start without them); else no extension. */
+export const tasksFor = (server: McpServer) => (server.taskTool === undefined ? [] : [tasks()])
 
 export const META_2026 = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -3,7 +3,7 @@ import { afterEach, expect } from 'vitest'
 import { createFetchHandler, McpServer, TASKS, type Backplane, type FetchHandler, type HandlerOptions } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from './async.js'
-import { META_2026, modernHeaders, rpc, TEST_SECRET } from './server.js'
+import { META_2026, modernHeaders, rpc, tasksFor, TEST_SECRET } from './server.js'
 
 export const TASK_CAPABILITIES = { extensions: { [TASKS]: {} }, elicitation: {} }
 
@@ -57,7 +57,7 @@ export function handlerPool(): (options?: HandlerOptions, server?: McpServer) =>
     await Promise.all(open.splice(0).map((h) => h.close()))
   })
   return (options = {}, server = createEverythingServer()) => {
-    const handler = createFetchHandler(server, { requestState: { secret: TEST_SECRET }, ...options })
+    const handler = createFetchHandler(server, { requestState: { secret: TEST_SECRET }, extensions: tasksFor(server), ...options })
     open.push(handler)
     return handler
   }

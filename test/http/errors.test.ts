@@ -3,7 +3,7 @@
  * exception's message never leaves the server; the client gets an error id that finds it in the log.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, ToolError, type Backplane, type ErrorContext, type HandlerOptions } from '../../src/index.js'
+import { type Backplane, bearerAuth, createFetchHandler, type ErrorContext, type HandlerOptions, McpServer, ToolError } from '../../src/index.js'
 import { readBody } from '../../src/http/body.js'
 import { deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
@@ -69,7 +69,7 @@ describe('onError and what the client sees', () => {
       ran = true
       return 't'
     })
-    const { errors, options } = recorded({ auth: namedUsers({ verify: () => Promise.reject(new Error(SECRET)) }) })
+    const { errors, options } = recorded({ auth: bearerAuth(namedUsers({ verify: () => Promise.reject(new Error(SECRET)) })) })
     const params = { name: 't', arguments: {}, _meta: META_2026() }
     const { status, body, headers } = await rpc(createFetchHandler(server, options), 'tools/call', params, { headers: { ...modernHeaders('tools/call', params), ...as('alice') } })
     expect(status).toBe(503)

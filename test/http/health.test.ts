@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { createApp, createFetchHandler, McpServer, memoryBackplane, type Backplane } from '../../src/index.js'
+import { type Backplane, bearerAuth, createApp, createFetchHandler, McpServer, memoryBackplane, resumable, tasks } from '../../src/index.js'
 import { serve } from '../../adapters/node/index.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 
@@ -57,7 +57,7 @@ describe('the health route', () => {
   it('needs no token where the endpoint does', async () => {
     const handler = createFetchHandler(server, {
       healthPath: '/healthz',
-      auth: { resource: 'http://127.0.0.1:3000/mcp', authorizationServers: ['https://as.example'], verify: async () => undefined },
+      auth: bearerAuth({ resource: 'http://127.0.0.1:3000/mcp', authorizationServers: ['https://as.example'], verify: async () => undefined }),
     })
     expect((await handler(probe('http://127.0.0.1:3000/healthz'))).status).toBe(200)
     expect((await handler(listTools('http://127.0.0.1:3000/mcp'))).status).toBe(401)
@@ -76,7 +76,7 @@ describe('the health route', () => {
     const custom: Backplane = { publish: (e) => local.publish(e), subscribe: (t, l) => local.subscribe(t, l), close: async () => {} }
     const summary = createFetchHandler(server, { backplane: custom }).summary
     expect(summary).toMatchObject({ backplane: 'custom', auth: false, tasks: undefined, resumable: undefined })
-    expect(createFetchHandler(server, { tasks: {}, resumable: true }).summary).toMatchObject({ backplane: 'memory', tasks: 'memory', resumable: 'memory' })
+    expect(createFetchHandler(server, { extensions: [tasks(), resumable()] }).summary).toMatchObject({ backplane: 'memory', tasks: 'memory', resumable: 'memory' })
   })
 
   it('is routed by createApp beside the endpoint', async () => {

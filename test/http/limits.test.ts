@@ -7,7 +7,7 @@
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, type HandlerOptions, type RuntimeContext } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, type RuntimeContext } from '../../src/index.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, modernHeaders, openListen, startEverything } from '../helpers/server.js'
 import { sseMessages } from '../helpers/wire.js'
@@ -39,7 +39,7 @@ async function open(handler: (r: Request, p?: RuntimeContext) => Promise<Respons
 }
 
 describe('listen streams per client', () => {
-  const handler = (listen: HandlerOptions['listen']) => createFetchHandler(server(), { auth: namedUsers(), listen })
+  const handler = (listen: HandlerOptions['listen']) => createFetchHandler(server(), { auth: bearerAuth(namedUsers()), listen })
 
   it('refuses a principal over its share with 429 and Retry-After, others still get in, and a closed stream frees its place', async () => {
     const h = handler({ maxStreamsPerClient: 2 })
@@ -67,7 +67,7 @@ describe('listen streams per client', () => {
 
 describe('listen streams per runtime', () => {
   it('refuses past maxStreams with 503 and Retry-After, whoever asks', async () => {
-    const h = createFetchHandler(server(), { auth: namedUsers(), listen: { maxStreams: 2 } })
+    const h = createFetchHandler(server(), { auth: bearerAuth(namedUsers()), listen: { maxStreams: 2 } })
     await open(h, as('alice'))
     await open(h, as('bob'))
     expect(await refusal(h(listenRequest(as('carol'))))).toMatchObject({ status: 503, retryAfter: '10', error: { code: -32000, message: 'This server holds 2 listen streams, its most: try again later' } })

@@ -1,6 +1,6 @@
 /** Edge cases found in review: each test pins down one behaviour that was wrong once. */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, type HandlerOptions } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, tasks } from '../../src/index.js'
 import { decodeHeaderValue, encodeHeaderValue, headerMatches } from '../../src/protocol/headers.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, modernHeaders, rpc, TEST_SECRET } from '../helpers/server.js'
@@ -9,7 +9,7 @@ import { namedUsers } from '../helpers/auth.js'
 const legacyHeaders = (version?: string) => ({ 'content-type': 'application/json', ...(version && { 'mcp-protocol-version': version }) })
 
 describe('legacy era', () => {
-  const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }))
+  const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()] })
 
   it('initialize works even when 2025-03-26 (the headerless default) is not served', async () => {
     const { status, body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, { headers: legacyHeaders() })
@@ -82,7 +82,7 @@ describe('requestState binding', () => {
   const withUser = (user: string, params: Record<string, unknown>) => ({ ...modernHeaders('tools/call', params), authorization: `Bearer ${user}` })
 
   it('is bound to the principal: a state issued to alice does not work for bob', async () => {
-    const options: HandlerOptions = { auth: namedUsers(), requestState: { secret: TEST_SECRET } }
+    const options: HandlerOptions = { auth: bearerAuth(namedUsers()), requestState: { secret: TEST_SECRET } }
     const handler = createFetchHandler(asks(), options)
     const params = { name: 'confirm', _meta: META_2026({ elicitation: {} }) }
     const first = await rpc(handler, 'tools/call', params, { headers: withUser('alice', params) })

@@ -6,10 +6,7 @@
  * schema by `rpc`.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, TASKS, type ErrorContext,
-  type Backplane, type RuntimeContext, type TaskStore,
-} from '../../src/index.js'
+import { type Backplane, bearerAuth, createFetchHandler, type ErrorContext, McpServer, memoryBackplane, memoryTaskStore, type RuntimeContext, TASKS, tasks, type TaskStore } from '../../src/index.js'
 import { createRuntime, tasksOf } from '../../src/core.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred, until } from '../helpers/async.js'
@@ -32,21 +29,21 @@ describe('tasks: which calls become tasks', () => {
   })
 
   it('answers a new task with ttlMs of its retention and its lease together', async () => {
-    const client = taskClient(instance({ tasks: { ttlMs: 120_000, leaseMs: 30_000 } }))
+    const client = taskClient(instance({ extensions: [tasks({ ttlMs: 120_000, leaseMs: 30_000 })] }))
     const { result } = await client.send('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })
     expect(result!.ttlMs).toBe(150_000)
   })
 
   it('names the setting it refuses at start-up', () => {
     for (const name of ['ttlMs', 'pollIntervalMs', 'leaseMs']) {
-      expect(() => createFetchHandler(createEverythingServer(), { tasks: { [name]: 0 } })).toThrow(`tasks.${name} must be a positive integer (ms)`)
+      expect(() => createFetchHandler(createEverythingServer(), { extensions: [tasks({ [name]: 0 })] })).toThrow(`tasks.${name} must be a positive integer (ms)`)
     }
   })
 
   it('hands the handler the principal and identity that made the task, and none for an anonymous one', async () => {
     const server = new McpServer({ name: 'p', version: '1' })
       .tool('who', { task: 'required' }, (_a, ctx) => `${ctx.method} by ${String(ctx.principal)} (${ctx.auth?.subject})`)
-    const runs = [[instance({ auth: namedUsers() }, server), as('alice'), 'tools/call by alice (alice)'], [instance({}, server), {}, 'tools/call by undefined (undefined)']] as const
+    const runs = [[instance({ auth: bearerAuth(namedUsers()) }, server), as('alice'), 'tools/call by alice (alice)'], [instance({}, server), {}, 'tools/call by undefined (undefined)']] as const
     for (const [handler, headers, text] of runs) {
       const client = taskClient(handler, headers)
       const done = await client.waitFor(await client.start('who'), ['completed', 'failed'])
@@ -116,7 +113,7 @@ describe('tasks: a cancelled task stays cancelled', () => {
 describe('tasks: cancellation without a backplane, conflicts and a store that loses the task', () => {
   it('aborts the runner here at once on tasks/cancel, though the backplane carries nothing', async () => {
     const { server, aborted, started } = waitingServer()
-    const client = taskClient(instance({ backplane: silentBackplane(), tasks: { leaseMs: 600_000 } }, server))
+    const client = taskClient(instance({ backplane: silentBackplane(), extensions: [tasks({ leaseMs: 600_000 })] }, server))
     const taskId = await client.start('wait')
     await started.promise
     await client.cancel(taskId)
@@ -125,7 +122,7 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
 
   it('aborts the runner here at once on a seed-draft tasks/cancel, though the backplane carries nothing', async () => {
     const { server, aborted, started } = waitingServer()
-    const handler = instance({ backplane: silentBackplane(), tasks: { leaseMs: 600_000 } }, server)
+    const handler = instance({ backplane: silentBackplane(), extensions: [tasks({ leaseMs: 600_000 })] }, server)
     const { task } = (await seed(handler, 'tools/call', { name: 'wait', arguments: {}, task: {} })).body.result
     await started.promise
     expect((await seed(handler, 'tasks/cancel', { taskId: task.taskId })).body.result).toMatchObject({ status: 'cancelled' })
@@ -135,8 +132,8 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
   it('stops a runner at its next lease renewal when another instance, sharing only the store, cancelled the task', async () => {
     const { server, aborted, started } = waitingServer()
     const store = memoryTaskStore()
-    const a = taskClient(instance({ tasks: { store, leaseMs: 90 } }, server))
-    const b = taskClient(instance({ tasks: { store, leaseMs: 90 } }, server))
+    const a = taskClient(instance({ extensions: [tasks({ store, leaseMs: 90 })] }, server))
+    const b = taskClient(instance({ extensions: [tasks({ store, leaseMs: 90 })] }, server))
     const taskId = await a.start('wait')
     await started.promise
     await b.cancel(taskId)
@@ -145,7 +142,7 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
   })
 
   it('completes a task that outlives its lease many times over with its own result', async () => {
-    const client = taskClient(instance({ tasks: { leaseMs: 60 } }))
+    const client = taskClient(instance({ extensions: [tasks({ leaseMs: 60 })] }))
     const done = await client.waitFor(await client.start('slow_compute', { seconds: 1, label: 'long' }), ['completed', 'failed'])
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'Computed long in 1s' }] } })
     expect(done.result).not.toHaveProperty('isError')
@@ -156,7 +153,7 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
     const inner = memoryTaskStore()
     let lost = false
     const store: TaskStore = { ...inner, get: async (id) => (lost ? undefined : inner.get(id)) }
-    const client = taskClient(instance({ tasks: { store, leaseMs: 90 } }, server))
+    const client = taskClient(instance({ extensions: [tasks({ store, leaseMs: 90 })] }, server))
     await client.start('wait')
     await started.promise
     lost = true
@@ -167,7 +164,7 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
     const inner = memoryTaskStore()
     let conflicts = 0
     const store: TaskStore = { ...inner, put: async (task) => (conflicts > 0 ? (conflicts--, false) : inner.put(task)) }
-    const client = taskClient(instance({ tasks: { store, leaseMs: 600_000 } }))
+    const client = taskClient(instance({ extensions: [tasks({ store, leaseMs: 600_000 })] }))
     const taskId = await client.start('slow_compute', { seconds: 60 })
     conflicts = 2
     await client.cancel(taskId)
@@ -181,7 +178,7 @@ describe('tasks: cancellation without a backplane, conflicts and a store that lo
     let broken = false
     let refused = 0
     const store: TaskStore = { ...inner, put: async (task) => (broken ? (refused++, false) : inner.put(task)) }
-    const client = taskClient(instance({ tasks: { store, leaseMs: 600_000 }, onError: (e) => seen.push(e) }, waitingServer().server))
+    const client = taskClient(instance({ extensions: [tasks({ store, leaseMs: 600_000 })], onError: (e) => seen.push(e) }, waitingServer().server))
     const taskId = await client.start('wait')
     broken = true
     const { error } = await client.cancel(taskId)
@@ -235,17 +232,17 @@ describe('tasks: a store that runs tasks itself', () => {
     // Like the task objects of Workers: start() asks for a run, which the store serves later where the task lives.
     const starts: { id: string; holder: string }[] = []
     const store: TaskStore = { ...memoryTaskStore(), start: async (id, holder) => void starts.push({ id, holder }) }
-    const client = taskClient(instance({ tasks: { store } }, server))
+    const client = taskClient(instance({ extensions: [tasks({ store })] }, server))
     const taskId = await client.start('count')
     expect(starts).toEqual([{ id: taskId, holder: expect.any(String) }])
     // Where the store runs it: a runtime of its own over the same records.
-    const there = createRuntime(server, { tasks: { store } })
-    const tasks = tasksOf(there)!
+    const there = createRuntime(server, { extensions: [tasks({ store })] })
+    const runner = tasksOf(there)!
     // A start delivered late, or twice, after the task was leased to another run: that run is the task's.
-    await tasks.run(there, taskId, 'an-earlier-holder', {})
+    await runner.run(there, taskId, 'an-earlier-holder', {})
     expect(runs).toBe(0)
     expect((await client.get(taskId)).result).toMatchObject({ status: 'working' })
-    await tasks.run(there, taskId, starts[0]!.holder, {})
+    await runner.run(there, taskId, starts[0]!.holder, {})
     expect(runs).toBe(1)
     expect((await client.get(taskId)).result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'run 1' }] } })
     await there.close()
@@ -259,7 +256,7 @@ describe('tasks: failures around the runner are reported', () => {
     let failing = false
     const store: TaskStore = { ...inner, get: async (id) => { if (failing) throw new Error('store down'); return inner.get(id) } }
     const { server, started } = waitingServer()
-    const client = taskClient(instance({ tasks: { store, leaseMs: 30 }, onError: (_e, context) => seen.push(context) }, server))
+    const client = taskClient(instance({ extensions: [tasks({ store, leaseMs: 30 })], onError: (_e, context) => seen.push(context) }, server))
     const running = await client.start('wait')
     await started.promise
     failing = true
@@ -277,7 +274,7 @@ describe('tasks: failures around the runner are reported', () => {
         return { close: async () => { await subscription.close(); throw new Error('close failed') } }
       },
     }
-    const handler = instance({ backplane, tasks: { pollIntervalMs: 50 }, onError: (_e, context) => seen.push(context) })
+    const handler = instance({ backplane, extensions: [tasks({ pollIntervalMs: 50 })], onError: (_e, context) => seen.push(context) })
     const done = await taskClient(handler).waitFor(await taskClient(handler).start('slow_compute', { seconds: 0 }), ['completed', 'failed'])
     expect(done.status).toBe('completed')
     const { task } = (await seed(handler, 'tools/call', { name: 'failing_job', arguments: {}, task: {} })).body.result
@@ -300,7 +297,7 @@ describe('tasks: failures around the runner are reported', () => {
     let failing = false
     const store: TaskStore = { ...inner, put: async (task) => { if (failing) throw new Error('store down'); return inner.put(task) } }
     const { server, started, aborted } = waitingServer()
-    const handler = instance({ tasks: { store }, onError: (_e, context) => seen.push(context) }, server)
+    const handler = instance({ extensions: [tasks({ store })], onError: (_e, context) => seen.push(context) }, server)
     const client = taskClient((r) => handler(r, { deadline: Date.now() + 150 }))
     const taskId = await client.start('wait')
     await started.promise
@@ -317,7 +314,7 @@ describe('tasks: shutdown', () => {
     const { server, aborted, started } = waitingServer()
     server.tool('ask', { task: 'required' }, async (_a, ctx) => (await ctx.elicit('ok', FORM('OK?'))).action)
     const store = memoryTaskStore()
-    const handler = instance({ tasks: { store }, backplane: silentBackplane() }, server)
+    const handler = instance({ extensions: [tasks({ store })], backplane: silentBackplane() }, server)
     const client = taskClient(handler)
     const parkedId = await client.start('ask')
     const parked = await client.waitFor(parkedId, ['input_required'])
@@ -336,7 +333,7 @@ describe('tasks: shutdown with a failing store', () => {
     let failing = false
     const store: TaskStore = { ...inner, put: async (task) => { if (failing) throw new Error('store down'); return inner.put(task) } }
     const { server, aborted, started } = waitingServer()
-    const handler = instance({ tasks: { store }, backplane: silentBackplane(), onError: (_e, context) => seen.push(context) }, server)
+    const handler = instance({ extensions: [tasks({ store })], backplane: silentBackplane(), onError: (_e, context) => seen.push(context) }, server)
     const taskId = await taskClient(handler).start('wait')
     await started.promise
     failing = true
@@ -370,7 +367,7 @@ describe('tasks: notifications on listen', () => {
       await gate.promise
       return 'done'
     })
-    const handler = instance({ tasks: { leaseMs: 30 } }, server)
+    const handler = instance({ extensions: [tasks({ leaseMs: 30 })] }, server)
     const client = taskClient(handler)
     const taskId = await client.start('gated')
     const stream = await openListen(handler, { taskIds: [taskId] }, 'l', TASK_CAPABILITIES)
@@ -412,7 +409,7 @@ describe('tasks: the seed draft’s methods at 2026-07-28', () => {
 
 describe('seed draft core tasks: waits and refusals', () => {
   it('answers tasks/result at once for a task that has already ended, whatever the poll interval', async () => {
-    const handler = instance({ tasks: { pollIntervalMs: 5000 } })
+    const handler = instance({ extensions: [tasks({ pollIntervalMs: 5000 })] })
     const { task } = (await seed(handler, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} })).body.result
     for (let status = ''; status !== 'completed'; await new Promise((r) => setTimeout(r, 10))) {
       status = (await seed(handler, 'tasks/get', { taskId: task.taskId })).body.result.status
@@ -435,7 +432,7 @@ describe('seed draft core tasks: waits and refusals', () => {
       await gate.promise
       return (await ctx.elicit('ok', FORM('OK?'))).action
     })
-    const handler = instance({ tasks: { pollIntervalMs: 20 } }, server)
+    const handler = instance({ extensions: [tasks({ pollIntervalMs: 20 })] }, server)
     const { task } = (await seed(handler, 'tools/call', { name: 'later', arguments: {}, task: {} })).body.result
     setTimeout(() => gate.resolve(), 200)
     const res = await seed(handler, 'tasks/result', { taskId: task.taskId })
@@ -443,7 +440,7 @@ describe('seed draft core tasks: waits and refusals', () => {
   })
 
   it('ends a tasks/result wait at the platform deadline with -32603, not at the next poll', async () => {
-    const handler = instance({ tasks: { pollIntervalMs: 5000 } })
+    const handler = instance({ extensions: [tasks({ pollIntervalMs: 5000 })] })
     const { task } = (await seed(handler, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).body.result
     const started = Date.now()
     const res = await seed((r) => handler(r, { deadline: Date.now() + 300 }), 'tasks/result', { taskId: task.taskId })
@@ -475,7 +472,7 @@ describe('seed draft core tasks: waits and refusals', () => {
     expect((await seed(handler, 'tasks/list', {})).body.result.tasks.map((t: any) => t.taskId)).toEqual([task.taskId])
     expect((await seed(handler, 'tasks/list', { cursor: 5 })).body.error).toMatchObject({ code: -32602, message: 'params.cursor must be a string' })
     const { list: _, ...store } = memoryTaskStore()
-    const unlisted = instance({ tasks: { store } })
+    const unlisted = instance({ extensions: [tasks({ store })] })
     expect((await seed(unlisted, 'tasks/list', {})).body.error).toMatchObject({ code: -32601, message: 'Method not found: tasks/list' })
   })
 
@@ -506,7 +503,7 @@ describe('seed draft core tasks: waits and refusals', () => {
 
   it('keeps other extensions in the capabilities it advertises in place of the tasks extension', async () => {
     const other = { id: 'example.com/other', methods: [] }
-    const handler = instance({ extensions: [other] })
+    const handler = instance({ extensions: [tasks(), other] })
     const caps = (await seed(handler, 'server/discover', {})).body.result.capabilities
     expect(caps.extensions).toEqual({ 'example.com/other': {} })
     expect(caps.extensions).not.toHaveProperty(TASKS)

@@ -4,7 +4,7 @@
  * Task, tasks/input_response, and notifications/tasks/status. Answers are checked against the draft schema.
  */
 import { describe, expect, it } from 'vitest'
-import { McpServer, memoryTaskStore, type HandlerOptions } from '../../src/index.js'
+import { bearerAuth, type HandlerOptions, McpServer, memoryTaskStore, tasks } from '../../src/index.js'
 import { deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { META_2026, rpc } from '../helpers/server.js'
@@ -42,7 +42,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
   })
 
   it('makes a task only when params.task asks, answers {task} with ttl and pollInterval, and tasks/result blocks until the end', async () => {
-    const { result } = setup({ tasks: { pollIntervalMs: 5000 } })
+    const { result } = setup({ extensions: [tasks({ pollIntervalMs: 5000 })] })
     const plain = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } })
     expect(plain.content[0].text).toBe('Computed result in 0s')
     const created = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 's' }, task: { ttl: 60_000 } })
@@ -97,7 +97,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
   })
 
   it("lists one's own tasks only, in pages", async () => {
-    const { result } = setup({ auth: namedUsers() })
+    const { result } = setup({ auth: bearerAuth(namedUsers()) })
     const mine: string[] = []
     for (let i = 0; i < 55; i++) mine.push((await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, as('ann'))).task.taskId)
     await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: {} }, as('ben'))
@@ -111,7 +111,7 @@ describe('seed draft core tasks (DRAFT-2026-v1)', () => {
 
   it('has no tasks/list where the store cannot list, and says so in its capability', async () => {
     const { list: _, ...store } = memoryTaskStore()
-    const { call, result } = setup({ tasks: { store } })
+    const { call, result } = setup({ extensions: [tasks({ store })] })
     expect((await result('server/discover', {})).capabilities.tasks).toEqual({ cancel: {}, requests: { tools: { call: {} } } })
     expect((await call('tasks/list', {})).body.error.code).toBe(-32601)
   })

@@ -4,9 +4,7 @@
  * is checked against the extension's schema (test/helpers/wire.ts).
  */
 import { describe, expect, it } from 'vitest'
-import {
-  createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, TASKS, type HandlerOptions, type RuntimeContext, type TaskRecord,
-} from '../../src/index.js'
+import { bearerAuth, type HandlerOptions, McpError, McpServer, memoryBackplane, memoryTaskStore, type RuntimeContext, type TaskRecord, TASKS, tasks } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
@@ -50,7 +48,7 @@ describe('tasks: creation and reading', () => {
   })
 
   it('answers a flat CreateTaskResult that an immediate tasks/get sees, then the inlined result', async () => {
-    const { result, status } = setup({ tasks: { pollIntervalMs: 250, ttlMs: 120_000 } })
+    const { result, status } = setup({ extensions: [tasks({ pollIntervalMs: 250, ttlMs: 120_000 })] })
     const created = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'x' } })
     expect(Object.keys(created).sort()).toEqual(['_meta', 'createdAt', 'lastUpdatedAt', 'pollIntervalMs', 'resultType', 'status', 'taskId', 'ttlMs'])
     expect(created).toMatchObject({ resultType: 'task', status: 'working', pollIntervalMs: 250 })
@@ -106,7 +104,7 @@ describe('tasks: creation and reading', () => {
   it('answers -32602 for unknown, malformed and missing ids (HTTP 200), without asking the store for a malformed one', async () => {
     const store = memoryTaskStore()
     let reads = 0
-    const { call } = setup({ tasks: { store: { ...store, get: (id) => (reads++, store.get(id)) } } })
+    const { call } = setup({ extensions: [tasks({ store: { ...store, get: (id) => (reads++, store.get(id)) } })] })
     for (const taskId of ['tasks-conformance-nonexistent-12345', 'AAAAAAAAAAAAAAAAAAAAAA']) {
       const res = await call('tasks/get', { taskId })
       expect([res.status, res.body.error.code, res.body.error.message]).toEqual([200, -32602, `Unknown task: ${taskId}`])
@@ -133,7 +131,7 @@ describe('tasks: creation and reading', () => {
   })
 
   it('keeps a task readable for ttlMs after it ends, then answers as for an unknown id', async () => {
-    const { result, call, status } = setup({ tasks: { ttlMs: 300 } })
+    const { result, call, status } = setup({ extensions: [tasks({ ttlMs: 300 })] })
     const { taskId } = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } })
     await status(taskId, ['completed'])
     await new Promise((r) => setTimeout(r, 150))
@@ -143,15 +141,15 @@ describe('tasks: creation and reading', () => {
   })
 
   it('rejects settings that are not positive integers at start-up', () => {
-    for (const tasks of [{ ttlMs: 0 }, { pollIntervalMs: 1.5 }, { leaseMs: -1 }]) {
-      expect(() => createFetchHandler(createEverythingServer(), { tasks })).toThrow(/must be a positive integer/)
+    for (const options of [{ ttlMs: 0 }, { pollIntervalMs: 1.5 }, { leaseMs: -1 }]) {
+      expect(() => tasks(options)).toThrow(/must be a positive integer/)
     }
   })
 })
 
 describe('tasks: principals', () => {
   it("answers another principal's get, update and cancel as if the task did not exist, and leaves the task alone", async () => {
-    const { call } = setup({ auth: namedUsers() })
+    const { call } = setup({ auth: bearerAuth(namedUsers()) })
     const alice = as('alice')
     const created = await call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a' } }, undefined, alice)
     const taskId = created.body.result.taskId
@@ -240,7 +238,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
     const { server, aborted, started } = waitingServer()
     const store = memoryTaskStore()
     const backplane = memoryBackplane()
-    const shared = { tasks: { store, leaseMs: 600_000 }, backplane }
+    const shared = { extensions: [tasks({ store, leaseMs: 600_000 })], backplane }
     const a = setup(shared, server)
     const b = setup(shared, server)
     const { taskId } = await a.result('tools/call', { name: 'wait', arguments: {} })
@@ -252,7 +250,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
 
   it('fails a task whose runner stopped renewing its lease (a process that died), on the next read', async () => {
     const store = memoryTaskStore()
-    const { result } = setup({ tasks: { store } })
+    const { result } = setup({ extensions: [tasks({ store })] })
     const now = Date.now()
     const orphan: TaskRecord = {
       id: 'BBBBBBBBBBBBBBBBBBBBBB', owner: '', version: 1, status: 'working', createdAt: now - 5000, updatedAt: now - 5000, expiresAt: now + 60_000,
@@ -266,7 +264,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
   })
 
   it('keeps a live runner by renewing its lease: a task longer than the lease completes', async () => {
-    const { result, status } = setup({ tasks: { leaseMs: 150 } })
+    const { result, status } = setup({ extensions: [tasks({ leaseMs: 150 })] })
     const { taskId } = await result('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } })
     // Its own result: a runner that lost its lease would be aborted and end with an isError result instead.
     expect((await status(taskId, ['completed', 'failed'])).result).toEqual({ content: [{ type: 'text', text: 'Computed result in 1s' }] })
@@ -285,7 +283,7 @@ describe('tasks: cancellation, leases, deadlines and shutdown', () => {
   it('fails the tasks running here on shutdown, with the reason, and aborts them', async () => {
     const { server, aborted, started } = waitingServer()
     const store = memoryTaskStore()
-    const { result, handler } = setup({ tasks: { store } }, server)
+    const { result, handler } = setup({ extensions: [tasks({ store })] }, server)
     const { taskId } = await result('tools/call', { name: 'wait', arguments: {} })
     await started.promise
     await handler.close()
@@ -324,7 +322,7 @@ describe('tasks: notifications on listen', () => {
       const answer = await ctx.elicit('confirm', FORM('Delete?'))
       return answer.action === 'accept' ? 'Deleted f' : 'Kept f'
     })
-    const { handler, result } = setup({ auth: namedUsers() }, server)
+    const { handler, result } = setup({ auth: bearerAuth(namedUsers()) }, server)
     const wire = recordingFetch((r) => handler(r))
     const alice = as('alice')
     const created = await result('tools/call', { name: 'gated', arguments: {} }, undefined, alice)
@@ -368,7 +366,7 @@ describe('tasks: notifications on listen', () => {
 describe('tasks: errors are JSON-RPC errors', () => {
   it('answers a store that fails with -32603 and an error id, never a 500', async () => {
     const seen: unknown[] = []
-    const { call } = setup({ tasks: { store: { create: async () => { throw new Error('store down') }, get: async () => { throw new McpError(-32603, 'x') }, put: async () => false } }, onError: (e) => seen.push(e) })
+    const { call } = setup({ extensions: [tasks({ store: { create: async () => { throw new Error('store down') }, get: async () => { throw new McpError(-32603, 'x') }, put: async () => false } })], onError: (e) => seen.push(e) })
     const res = await call('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } })
     expect(res.status).toBe(200)
     expect(res.body.error.message).toMatch(/^Internal error \(error id [0-9a-f]{8}\)$/)

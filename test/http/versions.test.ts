@@ -1,10 +1,10 @@
 /** Protocol versions as profiles: 2026-07-28, the seed draft DRAFT-2026-v1, and the 2025 legacy era. */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer } from '../../src/index.js'
+import { createFetchHandler, McpServer, tasks } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
 
-const everything = createFetchHandler(createEverythingServer(), { requestState: { secret: TEST_SECRET } })
+const everything = createFetchHandler(createEverythingServer(), { requestState: { secret: TEST_SECRET }, extensions: [tasks()] })
 
 const SEED_META = {
   'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',
@@ -87,7 +87,7 @@ describe('DRAFT-2026-v1 (the seed draft)', () => {
   })
 
   it('when the seed draft is turned off, its clients get the seed code for an unsupported version', async () => {
-    const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28'] }))
+    const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28'] }), { extensions: [tasks()] })
     const { status, body } = await rpc(handler, 'server/discover', { _meta: SEED_META })
     expect(status).toBe(400)
     expect(body.error).toMatchObject({ code: -32602, data: { supported: ['2026-07-28'], requested: 'DRAFT-2026-v1' } })
@@ -131,7 +131,7 @@ describe('legacy 2025 era', () => {
   })
 
   it('a server serving only 2026-07-28 refuses legacy clients with the versions it has', async () => {
-    const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28'] }))
+    const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28'] }), { extensions: [tasks()] })
     const res = await handler(new Request('http://127.0.0.1/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -3,7 +3,7 @@
  * a caller cannot see does not exist for it, and caches are told such lists are private.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, McpServer } from '../../src/index.js'
 import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
 import { as as bearer, namedUsers } from '../helpers/auth.js'
 
@@ -18,7 +18,7 @@ function setup() {
     .resource('test://public', { name: 'public' }, () => 'p')
     .resource('test://secret', { name: 'secret', visible: admin }, () => 'the secret')
     .resourceTemplate('test://admin/{id}', { name: 'admin', visible: admin, complete: { id: () => ['1'] } }, (uri) => uri)
-  const handler = createFetchHandler(server, { auth: namedUsers() })
+  const handler = createFetchHandler(server, { auth: bearerAuth(namedUsers()) })
   const as = (user: string | undefined, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) => {
     const full = { ...params, _meta: META_2026(capabilities) }
     return rpc(handler, method, full, { headers: { ...modernHeaders(method, full), authorization: `Bearer ${user ?? 'guest'}` } })

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createBufferedLambdaHandler, type LambdaContext } from '../../adapters/lambda/index.js'
-import { McpServer } from '../../src/index.js'
+import { McpServer, tasks } from '../../src/index.js'
 import { planRestEvent } from '../../adapters/lambda/rest-event.js'
 import { planUrlEvent } from '../../adapters/lambda/url-event.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
@@ -13,7 +13,7 @@ import { META_2026, modernHeaders } from '../helpers/server.js'
 import { validateServerMessage } from '../helpers/wire.js'
 
 const server = createEverythingServer().tool('ignores_abort', { description: 'Never returns' }, () => new Promise<string>(() => {}))
-const handler = createBufferedLambdaHandler(server)
+const handler = createBufferedLambdaHandler(server, { extensions: [tasks()] })
 const context = (remainingMs = 10_000): LambdaContext => ({ getRemainingTimeInMillis: () => remainingMs })
 const message = (method: string, params: Record<string, unknown> = {}) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META_2026({}, { progressToken: 't' }) } })
@@ -81,12 +81,12 @@ describe('buffered handler', () => {
       httpMethod: 'GET', path: '/healthz', headers: { host: '10.0.1.17', 'user-agent': 'ELB-HealthChecker/2.0' }, queryStringParameters: {},
       body: '', isBase64Encoded: false,
     }
-    const result = await createBufferedLambdaHandler(server, { healthPath: '/healthz', allowedHosts: ['mcp.example.com'] })(check, context())
+    const result = await createBufferedLambdaHandler(server, { extensions: [tasks()], healthPath: '/healthz', allowedHosts: ['mcp.example.com'] })(check, context())
     expect({ status: result.statusCode, body: result.body }).toEqual({ status: 200, body: '{"status":"serving"}' })
   })
 
   it('a handler still running at the deadline: 504 with a JSON-RPC error, before the function times out', async () => {
-    const result = await createBufferedLambdaHandler(server, { deadlineMarginMs: 200 })(httpApiEvent('tools/call', { name: 'ignores_abort', arguments: {} }), context(300))
+    const result = await createBufferedLambdaHandler(server, { extensions: [tasks()], deadlineMarginMs: 200 })(httpApiEvent('tools/call', { name: 'ignores_abort', arguments: {} }), context(300))
     expect(result.statusCode).toBe(504)
     expect(JSON.parse(result.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: expect.stringMatching(/ran out of time/) } })
   })

@@ -5,6 +5,7 @@
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { awslambda, send, type ResponseStream } from '../../adapters/lambda/stream.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
+import { tasks } from '../../src/index.js'
 
 let lastAbort = 'never'
 
@@ -21,7 +22,7 @@ const server = createEverythingServer()
   })
   .tool('last_abort', { description: 'Why until_aborted last saw its signal abort' }, () => lastAbort)
 
-export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000 })
+export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000, extensions: [tasks()] })
 
 export const brokenBody = awslambda()!.streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
   const body = new ReadableStream<Uint8Array>({

@@ -83,8 +83,8 @@ async function typeCheck(consumer: Consumer, compiler: Compiler, blocks: ReadmeB
 /** What a user calls to define or serve a server: each has an @example in its declaration. */
 const ENTRY_POINTS = [
   'McpServer', 'tool', 'prompt', 'resource', 'resourceTemplate', 'remove', 'disable', 'onListChanged', 'ToolError',
-  'createFetchHandler', 'createApp', 'jwtVerifier', 'memoryBackplane', 'memoryTaskStore', 'memoryUsedStates', 'tasksExtension',
-  'resumableRequests', 'exchange', 'createRuntime', 'serve', 'serveStdio', 'redisBackplane', 'redisTaskStore', 'redisUsedStates',
+  'createFetchHandler', 'createApp', 'jwtVerifier', 'memoryBackplane', 'memoryTaskStore', 'memoryUsedStates', 'tasks',
+  'resumable', 'bearerAuth', 'exchange', 'createRuntime', 'serve', 'serveStdio', 'redisBackplane', 'redisTaskStore', 'redisUsedStates',
   'redisSharedSecret', 'createLambdaHandler', 'createBufferedLambdaHandler', 'createWorker', 'McpHub', 'taskObject', 'hubBackplane',
   'durableSharedSecret', 'durableUsedStates', 'durableTaskStore',
 ]

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { redisTaskStore } from '../../adapters/redis/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, tasks } from '../../src/index.js'
 import { REDIS_URL } from '../helpers/redis.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { TEST_SECRET } from '../helpers/server.js'
@@ -14,8 +14,8 @@ import { taskClient } from '../helpers/tasks.js'
 const store = redisTaskStore({ url: REDIS_URL, prefix: `test-${crypto.randomUUID()}:` })
 const instance = () => createFetchHandler(createEverythingServer(), {
   requestState: { secret: TEST_SECRET },
-  tasks: { store },
-  auth: namedUsers(),
+  extensions: [tasks({ store })],
+  auth: bearerAuth(namedUsers()),
 })
 const one = instance()
 const two = instance()

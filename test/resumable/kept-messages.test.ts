@@ -4,7 +4,7 @@
  * would be lost to every resume.
  */
 import { describe, expect, it } from 'vitest'
-import { isTerminal, McpServer, memoryTaskStore } from '../../src/index.js'
+import { isTerminal, McpServer, memoryTaskStore, resumable } from '../../src/index.js'
 import { deferred, turns } from '../helpers/async.js'
 import { heldStore } from '../helpers/concurrency.js'
 import { META_2026, rpc } from '../helpers/server.js'
@@ -33,7 +33,7 @@ describe('resumable requests over a slow store', () => {
       returned.resolve()
       return 'reported'
     })
-    const handler = pool({ resumable: { store, maxWaitMs: 5_000 } }, server)
+    const handler = pool({ extensions: [resumable({ store, maxWaitMs: 5_000 })] }, server)
 
     const call = await rpc(handler, 'tools/call', { name: 'report', arguments: {}, _meta: META_2026(RESUMABLE, { progressToken: 'p' }) }, { id: 'kept' })
     let resumeToken: string | undefined

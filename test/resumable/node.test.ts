@@ -4,7 +4,7 @@
  * and resumes on another instance sharing the store. Every message is checked against the seed's schema.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpError, McpServer, memoryBackplane, memoryTaskStore, type Backplane, type FetchHandler, type HandlerOptions } from '../../src/index.js'
+import { type Backplane, bearerAuth, createFetchHandler, type FetchHandler, type HandlerOptions, McpError, McpServer, memoryBackplane, memoryTaskStore, resumable, tasks } from '../../src/index.js'
 import { deferred, type Deferred } from '../helpers/async.js'
 import { as, namedUsers } from '../helpers/auth.js'
 import { SEED_META } from '../helpers/tasks.js'
@@ -85,7 +85,7 @@ async function json({ res, method }: Sent): Promise<Message> {
 
 const hasResult = (m: Message[]) => m.some((x) => 'result' in x || 'error' in x)
 const options = (store = memoryTaskStore(), more: Partial<HandlerOptions> = {}): HandlerOptions =>
-  ({ resumable: { store, maxWaitMs: 5_000 }, requestState: { secret: TEST_SECRET }, ...more })
+  ({ extensions: [tasks({ store }), resumable({ store, maxWaitMs: 5_000 })], requestState: { secret: TEST_SECRET }, ...more })
 
 describe('resumable requests', () => {
   it('leaving after the policy suspends the call; getStatus and resume on another instance replay what was missed', async () => {
@@ -204,7 +204,7 @@ describe('resumable requests', () => {
   })
 
   it('runs the handler with the caller\'s identity; ends with the handler\'s JSON-RPC error when it fails', async () => {
-    const handler = createFetchHandler(server([]), options(memoryTaskStore(), { auth: namedUsers() }))
+    const handler = createFetchHandler(server([]), options(memoryTaskStore(), { auth: bearerAuth(namedUsers()) }))
     const who = await read(await post(handler, 'w', 'tools/call', { name: 'whoami', arguments: {} }, { user: 'alice' }), hasResult)
     expect(who.at(-1)!.result.content[0].text).toBe('alice')
     const failed = await read(await post(handler, 'f', 'tools/call', { name: 'fails', arguments: {} }, { user: 'alice' }), hasResult)
@@ -213,12 +213,12 @@ describe('resumable requests', () => {
 
   it('leaves calls that run as tasks to the tasks extension, and responses delivered whole alone', async () => {
     const handler = createFetchHandler(server([]), options())
-    const tasks = { ...RESUMABLE, extensions: { 'io.modelcontextprotocol/tasks': {} } }
-    expect((await json(await post(handler, 1, 'tools/call', { name: 'job', arguments: {} }, { capabilities: tasks }))).result).toMatchObject({ resultType: 'task' })
+    const withTasks = { ...RESUMABLE, extensions: { 'io.modelcontextprotocol/tasks': {} } }
+    expect((await json(await post(handler, 1, 'tools/call', { name: 'job', arguments: {} }, { capabilities: withTasks }))).result).toMatchObject({ resultType: 'task' })
     expect((await json(await post(handler, 2, 'tools/call', { name: 'must', arguments: {} }))).error).toMatchObject({ code: -32021 })
-    expect((await json(await post(handler, 5, 'tools/call', { name: 'must', arguments: {} }, { capabilities: tasks }))).result).toMatchObject({ resultType: 'task' })
+    expect((await json(await post(handler, 5, 'tools/call', { name: 'must', arguments: {} }, { capabilities: withTasks }))).result).toMatchObject({ resultType: 'task' })
     expect((await read(await post(handler, 3, 'tools/call', { name: 'job', arguments: {} }), hasResult))[0]!.method).toBe('notifications/requests/resumePolicy')
-    expect((await read(await post(handler, 6, 'tools/call', { name: 'whoami', arguments: {} }, { capabilities: tasks }), hasResult))[0]!.method).toBe('notifications/requests/resumePolicy')
+    expect((await read(await post(handler, 6, 'tools/call', { name: 'whoami', arguments: {} }, { capabilities: withTasks }), hasResult))[0]!.method).toBe('notifications/requests/resumePolicy')
     // The seed draft's client asks for a task with params.task: a task it gets.
     const seedBody = { name: 'job', arguments: {}, task: {}, _meta: SEED_META({ resumableRequests: {} }) }
     const seed = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: modernHeaders('tools/call', seedBody, 'DRAFT-2026-v1'), body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: seedBody }) }))
@@ -231,7 +231,7 @@ describe('resumable requests', () => {
 
   it('a client asking for the status keeps a call alive past maxWait; its record stays readable as long', async () => {
     const aborted = deferred()
-    const handler = createFetchHandler(server([], aborted), { resumable: { maxWaitMs: 300, leaseMs: 60 }, requestState: { secret: TEST_SECRET } })
+    const handler = createFetchHandler(server([], aborted), { extensions: [tasks(), resumable({ maxWaitMs: 300, leaseMs: 60 })], requestState: { secret: TEST_SECRET } })
     const [policy] = await read(await post(handler, 'k', 'tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'k' } }), (m) => m.length === 2)
     const status = async () => (await json(await post(handler, 's', 'requests/getStatus', { requestId: 'k', resumeToken: policy!.params.resumeToken }))).result
     for (let i = 0; i < 10; i++) {
@@ -243,7 +243,7 @@ describe('resumable requests', () => {
     const gone = await json(await post(handler, 's', 'requests/getStatus', { requestId: 'k', resumeToken: policy!.params.resumeToken }))
     expect(gone.result ?? gone.error).toMatchObject(gone.result ? { status: 'failed' } : { code: -32602 })
 
-    const done = createFetchHandler(server([]), { resumable: { maxWaitMs: 300 }, requestState: { secret: TEST_SECRET } })
+    const done = createFetchHandler(server([]), { extensions: [tasks(), resumable({ maxWaitMs: 300 })], requestState: { secret: TEST_SECRET } })
     const [p] = await read(await post(done, 'd', 'tools/call', { name: 'whoami', arguments: {} }), hasResult)
     const asked = async () => (await json(await post(done, 's', 'requests/getStatus', { requestId: 'd', resumeToken: p!.params.resumeToken }))).result
     for (let i = 0; i < 8; i++) {
@@ -262,7 +262,7 @@ describe('resumable requests', () => {
 
   it('refuses a token for another id, another principal, or altered', async () => {
     const gates = [deferred()]
-    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { auth: namedUsers() }))
+    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { auth: bearerAuth(namedUsers()) }))
     const [policy] = await read(await post(handler, 1, 'tools/call', { name: 'slow', arguments: {} }, { user: 'alice' }), (m) => m.length === 1)
     const resumeToken = policy!.params.resumeToken as string
     // A requestState is sealed with the same key, even one whose memo looks like a token's: it must not pass for a resume token.
@@ -281,7 +281,7 @@ describe('resumable requests', () => {
   it('cancels a call nobody came back for within maxWait: its handler is aborted and its messages forgotten', async () => {
     const aborted = deferred()
     const store = memoryTaskStore()
-    const handler = createFetchHandler(server([], aborted), { resumable: { store, maxWaitMs: 200, leaseMs: 60 }, requestState: { secret: TEST_SECRET } })
+    const handler = createFetchHandler(server([], aborted), { extensions: [tasks(), resumable({ store, maxWaitMs: 200, leaseMs: 60 })], requestState: { secret: TEST_SECRET } })
     const [policy] = await read(await post(handler, 3, 'tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'p' } }), (m) => m.length === 2)
     await aborted.promise
     const [task] = (await store.list!('', undefined, 10)).tasks
@@ -293,7 +293,7 @@ describe('resumable requests', () => {
 
   it('keeps its records out of the tasks of the same store: no tasks/get of one', async () => {
     const store = memoryTaskStore()
-    const handler = createFetchHandler(server([]), options(store, { tasks: { store } }))
+    const handler = createFetchHandler(server([]), options(store))
     await read(await post(handler, 'r', 'tools/call', { name: 'ask', arguments: {} }), hasResult)
     const [record] = (await store.list!('', undefined, 10)).tasks
     const asTask = await json(await post(handler, 't', 'tasks/get', { taskId: record!.id }, { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }))

@@ -4,7 +4,7 @@
  * resume or status says so.
  */
 import { describe, expect, it } from 'vitest'
-import { isTerminal, McpServer, memoryBackplane, memoryTaskStore, type Backplane, type TaskStatus, type TaskStore } from '../../src/index.js'
+import { type Backplane, isTerminal, McpServer, memoryBackplane, memoryTaskStore, resumable, type TaskStatus, type TaskStore } from '../../src/index.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { META_2026, TEST_SECRET } from '../helpers/server.js'
 import { harness } from '../helpers/stdio.js'
@@ -29,7 +29,7 @@ const req = (id: string, method: string, params: Record<string, unknown>) =>
 
 describe('resumable requests over stdio', () => {
   it('a resumable call streams its policy and reports, then its result; a cancelled one is cancelled for good', async () => {
-    const h = await harness(server(), { resumable: true, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    const h = await harness(server(), { extensions: [resumable()], requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
     h.send(req('a', 'tools/call', { name: 'steps', arguments: {} }))
     await until(() => h.lines.some((m) => m.id === 'a'))
     const a = h.lines.filter((m) => m.id === 'a' || m.params?.requestId === 'a' || m.params?.progressToken === 'a')
@@ -67,7 +67,7 @@ describe('resumable requests over stdio', () => {
       subscribe: (topics, listener) => inner.subscribe(topics, listener),
     }
     // Renewed every 200 s: no renewal finds the request ended while the test runs.
-    const h = await harness(server, { backplane, resumable: { leaseMs: 600_000 }, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    const h = await harness(server, { backplane, extensions: [resumable({ leaseMs: 600_000 })], requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
     h.send(req('c', 'tools/call', { name: 'waits', arguments: {} }))
     await until(() => h.lines.some((m) => m.params?.progressToken === 'c'))
     const token = h.lines.find((m) => m.params?.requestId === 'c')!.params.resumeToken
@@ -117,7 +117,7 @@ describe('resumable requests over stdio', () => {
         }
       },
     }
-    const h = await harness(server, { backplane, resumable: true, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
+    const h = await harness(server, { backplane, extensions: [resumable()], requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20 })
     h.send(req('t', 'tools/call', { name: 'ticks', arguments: {} }))
     await until(() => h.lines.some((m) => m.params?.progressToken === 't'))
     h.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 't' } })
@@ -149,7 +149,7 @@ describe('resumable requests over stdio', () => {
     }
     const reported: unknown[] = []
     const onError = (e: unknown) => void reported.push(e)
-    const h = await harness(server, { resumable: { store }, requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20, onError })
+    const h = await harness(server, { extensions: [resumable({ store })], requestState: { secret: TEST_SECRET }, maxMessageBytes: 1 << 20, onError })
     h.send(req('l', 'tools/call', { name: 'later', arguments: {} }))
     await until(() => h.lines.some((m) => m.id === 'l'))
     expect(h.lines.find((m) => m.id === 'l')!.error).toMatchObject({ code: -32603 })

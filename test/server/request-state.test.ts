@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, memoryUsedStates } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, McpServer, memoryUsedStates } from '../../src/index.js'
 import { encryptedStateCodec } from '../../src/exchange/encrypted-state.js'
 import { digest, importStateKey, stateCodec } from '../../src/exchange/request-state.js'
 import { as, namedUsers } from '../helpers/auth.js'
@@ -93,7 +93,7 @@ describe('single-use requestState', () => {
   const retryOf = (state: string) => ({ ...params, requestState: state, inputResponses: { ok: { action: 'accept' } } })
 
   it('serves a state once and refuses it after; a state refused for another reason is not used up', async () => {
-    const handler = createFetchHandler(confirm(), { auth: namedUsers(), requestState: { secret: 'k'.repeat(32), singleUse: true } })
+    const handler = createFetchHandler(confirm(), { auth: bearerAuth(namedUsers()), requestState: { secret: 'k'.repeat(32), singleUse: true } })
     const call = (user: string, p: Record<string, unknown>) => rpc(handler, 'tools/call', p, { headers: { ...modernHeaders('tools/call', p), ...as(user) } })
     const state = (await call('alice', params)).body.result.requestState
     expect((await call('bob', retryOf(state))).body.error.message).toBe('Invalid requestState: it was issued to a different principal')

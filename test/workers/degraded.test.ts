@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 const SECRET = { MCP_REQUEST_STATE_SECRET: 'degraded-test-secret-0123456789abcdef' }
 const plain = (m: Modules) => new m.McpServer({ name: 'degraded', version: '1.0.0' }).tool('plain', { description: 'answers' }, () => 'plain')
-const tasks = (m: Modules) => plain(m).tool('slow', { description: 'runs as a task', task: 'optional' }, () => 'done')
+const taskServer = (m: Modules) => plain(m).tool('slow', { description: 'runs as a task', task: 'optional' }, () => 'done')
 
 // Watched, not replaced: the warnings still go to workerd's console.
 let watched: { mock: { calls: unknown[][] }; mockRestore(): void } | undefined
@@ -59,7 +59,7 @@ describe('a Worker short of a binding', () => {
   it('without MCP_TASKS, for a server that has task tools, warns once that tasks live in the isolate\'s memory', async () => {
     spy()
     const m = modules[2]!
-    const worker = m.createWorker(tasks(m), { resumable: true })
+    const worker = m.createWorker(taskServer(m), { extensions: [m.tasks(), m.resumable()] })
     await listTools(worker, { ...SECRET, MCP_HUB: env.MCP_HUB })
     await listTools(worker, { ...SECRET, MCP_HUB: env.MCP_HUB })
     expect(warnings()).toEqual([
@@ -83,10 +83,10 @@ describe('a Worker short of a binding', () => {
   it('says nothing when every binding is there, or when no tool runs as a task', async () => {
     spy()
     const m = await isolate()
-    await listTools(m.createWorker(tasks(m), { resumable: true }), { ...SECRET, MCP_HUB: env.MCP_HUB, MCP_TASKS: env.MCP_TASKS })
+    await listTools(m.createWorker(taskServer(m), { extensions: [m.tasks(), m.resumable()] }), { ...SECRET, MCP_HUB: env.MCP_HUB, MCP_TASKS: env.MCP_TASKS })
     await listTools(m.createWorker(plain(m)), { ...SECRET, MCP_HUB: env.MCP_HUB })
     // A store of one's own is a choice, not a missing binding.
-    await listTools(m.createWorker(tasks(m), { tasks: { store: m.memoryTaskStore() } }), { ...SECRET, MCP_HUB: env.MCP_HUB })
+    await listTools(m.createWorker(taskServer(m), { extensions: [m.tasks({ store: m.memoryTaskStore() })] }), { ...SECRET, MCP_HUB: env.MCP_HUB })
     expect(warnings()).toEqual([])
   })
 })

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { createWorker } from '../../adapters/cloudflare/index.js'
-import { McpServer } from '../../src/index.js'
+import { bearerAuth, McpServer } from '../../src/index.js'
 import { mcpRequest } from './sse.js'
 
 type ProviderEnv = Cloudflare.Env & { OAUTH_PROVIDER: OAuthHelpers }
@@ -22,7 +22,7 @@ const server = new McpServer({ name: 'notes', version: '1.0.0' })
 
 const provider = new OAuthProvider<ProviderEnv>({
   apiRoute: '/mcp',
-  apiHandler: createWorker<ProviderEnv>(server, { auth: { resource: RESOURCE, authorizationServers: [ORIGIN] } }),
+  apiHandler: createWorker<ProviderEnv>(server, { auth: bearerAuth({ resource: RESOURCE, authorizationServers: [ORIGIN] }) }),
   resourceMetadata: { resource: RESOURCE },
   authorizeEndpoint: '/authorize',
   tokenEndpoint: '/token',

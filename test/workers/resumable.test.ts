@@ -10,10 +10,11 @@ import { createWorker } from '../../adapters/cloudflare/index.js'
 import type { TaskRecord } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META, mcpRequest, sseReader } from './sse.js'
+import { tasks, resumable } from '../../src/index.js'
 
 const RESUMABLE_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { resumableRequests: {} } }
 // The objects bound as MCP_TASKS run the everything Worker's server, so this Worker serves the same one.
-const worker = createWorker(createEverythingServer(), { resumable: { maxWaitMs: 300 } })
+const worker = createWorker(createEverythingServer(), { extensions: [tasks(), resumable({ maxWaitMs: 300 })] })
 const fetchHere = (request: Request) => worker.fetch!(request as never, env as never, createExecutionContext())
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -7,7 +7,7 @@ import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { createWorker, durableTaskStore, taskObject } from '../../adapters/cloudflare/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, McpServer, TASKS, type TaskRecord } from '../../src/index.js'
+import { createFetchHandler, McpServer, type TaskRecord, TASKS, tasks } from '../../src/index.js'
 import { describeTaskStore, record } from '../helpers/task-store.js'
 import { META, mcpRequest } from './sse.js'
 
@@ -106,7 +106,7 @@ describe('tasks in Durable Objects, through the Worker', () => {
 
   it('finds the task objects under the binding taskBinding names', async () => {
     // The objects bound as MCP_TASKS run the everything server, so this Worker serves the same one.
-    const worker = createWorker(createEverythingServer(), { taskBinding: 'JOBS' })
+    const worker = createWorker(createEverythingServer(), { taskBinding: 'JOBS', extensions: [tasks()] })
     const bindings = { MCP_HUB: env.MCP_HUB, MCP_REQUEST_STATE_SECRET: 'task-binding-secret-0123456789abcdef', JOBS: env.MCP_TASKS }
     const res = await worker.fetch(mcpRequest('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } }, 1, TASK_META), bindings, createExecutionContext())
     const { result } = await res.json() as Record<string, any>
@@ -158,7 +158,7 @@ describe('what a task object serves', () => {
 
   it('names its store durable-objects in a handler\'s summary', () => {
     const server = new McpServer({ name: 'summary', version: '1' }).tool('slow', { description: 'a task', task: 'optional' }, () => 'done')
-    expect(createFetchHandler(server, { allowedHosts: '*', tasks: { store } }).summary.tasks).toBe('durable-objects')
+    expect(createFetchHandler(server, { allowedHosts: '*', extensions: [tasks({ store })] }).summary.tasks).toBe('durable-objects')
   })
 
   it('a task only until its expiresAt, though the alarm has not yet swept it', async () => {
