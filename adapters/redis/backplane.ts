@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import { parseEvent } from '../../src/core.js'
-import { memoryBackplane, RESYNC, type Backplane } from '../../src/index.js'
-import { logOutage, redisAddress, unreachable } from './outage.js'
+import { memoryBackplane, RESYNC, type Backplane, type ChangeEvent, type Listener, type LocalFanout, type Subscription } from '../../src/index.js'
+import { logOutage, Outages, redisAddress } from './outage.js'
 import { deadlinePublisher } from './publish.js'
 
 export interface RedisBackplaneOptions {
@@ -67,165 +67,179 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
  * ```
  */
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {
-  const prefix = options.prefix ?? 'mcp-edge:'
-  const subscribeWaitMs = options.subscribeWaitMs ?? 2000
-  const heartbeatMs = options.heartbeatMs ?? 2000
-  // A connection reset after a stall is destroyed at once: a stopped Redis never finishes a polite close.
-  const base: RedisOptions = { retryStrategy, disconnectTimeout: 100, ...options.redis }
-  const owned = !options.client
-  // A publish goes out now or never: nothing waits in an offline queue, nothing is resent after a reconnect.
-  const own: RedisOptions = { ...base, enableOfflineQueue: false, autoResendUnfulfilledCommands: false }
-  // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
-  const publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
-  const publishTimeoutMs = options.publishTimeoutMs ?? 1000
-  const sender = deadlinePublisher(publisher)
-  const onError = options.onError ?? logOutage('Redis backplane')
-  const subscriberFailed = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
-  const local = memoryBackplane({ onError: subscriberFailed })
-  const where = redisAddress(publisher)
-  /** Whether Redis ever answered: until then a failure is "could not connect", after it "lost". */
-  let reached = false
-  /** Whether the current outage has been reported, so that a reconnect loop reports it once. */
-  let reported = false
-  const outage = (e: unknown) => {
-    if (reported) return
-    reported = true
-    onError(e)
-  }
-  /** A connection's `error` event: it reconnects by itself; unhandled, errors would be thrown. */
-  const failed = (e: unknown) => outage(unreachable(reached, where, e))
-  const up = () => {
-    reached = true
-    reported = false
-  }
-  const counts = new Map<string, number>()
-  /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
-  const ready = new Map<string, Promise<unknown>>()
-  let subscriber: Redis | undefined
-  let lost = false
-  const beats: (() => void)[] = []
+  return new RedisFanout(options)
+}
 
-  const connect = () => {
-    if (subscriber) return subscriber
+class RedisFanout implements RedisBackplane {
+  readonly kind = 'redis'
+  readonly #prefix: string
+  readonly #subscribeWaitMs: number
+  readonly #heartbeatMs: number
+  readonly #publishTimeoutMs: number
+  /** The options of every connection; a connection reset after a stall is destroyed at once (a stopped Redis never finishes a polite close). */
+  readonly #base: RedisOptions
+  readonly #publisher: Redis
+  /** Whether the publisher is this backplane's own, to close with it (else the caller's). */
+  readonly #owned: boolean
+  readonly #sender: ReturnType<typeof deadlinePublisher>
+  readonly #outages: Outages
+  readonly #subscriberFailed: (error: unknown) => void
+  /** Listeners of this process, by topic: what an event from Redis is delivered to. */
+  readonly #local: LocalFanout
+  /** Local subscribers per topic: a channel is subscribed while its count is above 0. */
+  readonly #counts = new Map<string, number>()
+  /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
+  readonly #ready = new Map<string, Promise<unknown>>()
+  readonly #beats: (() => void)[] = []
+  #subscriber: Redis | undefined
+  /** The subscriber lost its connection: on its return every listener gets a resync. */
+  #lost = false
+  /** Resolved while publishes can go out: the publisher is ready, its clock read, and not stalled. */
+  #usable = opening()
+
+  constructor(options: RedisBackplaneOptions) {
+    this.#prefix = options.prefix ?? 'mcp-edge:'
+    this.#subscribeWaitMs = options.subscribeWaitMs ?? 2000
+    this.#heartbeatMs = options.heartbeatMs ?? 2000
+    this.#publishTimeoutMs = options.publishTimeoutMs ?? 1000
+    this.#base = { retryStrategy, disconnectTimeout: 100, ...options.redis }
+    this.#owned = !options.client
+    // A publish goes out now or never: nothing waits in an offline queue, nothing is resent after a reconnect.
+    const own: RedisOptions = { ...this.#base, enableOfflineQueue: false, autoResendUnfulfilledCommands: false }
+    // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
+    const publisher = this.#publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
+    this.#sender = deadlinePublisher(publisher)
+    this.#outages = new Outages(redisAddress(publisher), options.onError ?? logOutage('Redis backplane'))
+    this.#subscriberFailed = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
+    this.#local = memoryBackplane({ onError: this.#subscriberFailed })
+    if (this.#owned) publisher.on('error', this.#outages.failed)
+    publisher.on('ready', () => {
+      this.#outages.up()
+      void this.#synced()
+    })
+    publisher.on('close', () => this.#unusable())
+    if (publisher.status === 'ready') {
+      this.#outages.up()
+      void this.#synced()
+    }
+    // The publisher's heartbeat reads Redis's clock too, keeping publish deadlines true to it.
+    this.#beats.push(heartbeat(publisher, this.#heartbeatMs, () => this.#synced(), () => {
+      this.#unusable()
+      this.#outages.report(new Error(`Redis did not answer within ${this.#heartbeatMs} ms: publishes fail until it does`))
+      if (this.#owned) publisher.disconnect(true)
+    }))
+  }
+
+  get channels(): number {
+    return this.#counts.size
+  }
+
+  async publish(event: ChangeEvent): Promise<void> {
+    // One deadline covers waiting for a connection and Redis accepting the publish.
+    const deadline = Date.now() + this.#publishTimeoutMs
+    if (!this.#usable.done && !(await within(this.#usable.promise, this.#publishTimeoutMs))) {
+      throw new Error(`Redis was not reachable within ${this.#publishTimeoutMs} ms; the change was not published`)
+    }
+    await this.#sender.publish(this.#prefix + event.topic, JSON.stringify(event), deadline)
+  }
+
+  async subscribe(topics: readonly string[], listener: Listener): Promise<Subscription> {
+    const unique = [...new Set(topics)]
+    for (const t of unique) {
+      const n = (this.#counts.get(t) ?? 0) + 1
+      this.#counts.set(t, n)
+      if (n === 1) this.#ready.set(t, this.#connect().subscribe(this.#prefix + t))
+    }
+    const localSub = await this.#local.subscribe(unique, listener)
+    const live = Promise.all(unique.map((t) => this.#ready.get(t)))
+    let open = true
+    let timely: boolean
+    try {
+      timely = await within(live, this.#subscribeWaitMs)
+    } catch (e) {
+      await localSub.close()
+      await this.#release(unique)
+      throw e
+    }
+    if (!timely) {
+      // Whatever was published before the subscription went live was missed: the listener refetches.
+      live.then(() => {
+        if (!open) return
+        try {
+          listener(RESYNC)
+        } catch (e) {
+          this.#subscriberFailed(e)
+        }
+      }, (e: unknown) => this.#outages.report(e))
+    }
+    return {
+      close: async () => {
+        if (!open) return
+        open = false
+        await localSub.close()
+        await this.#release(unique)
+      },
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.#beats) stop()
+    this.#subscriber?.disconnect()
+    if (this.#owned) this.#publisher.disconnect()
+  }
+
+  /** The subscriber connection, made on the first subscription; one per process multiplexes every topic. */
+  #connect(): Redis {
+    if (this.#subscriber) return this.#subscriber
     // Subscriptions wait out an outage, however long; autoResubscribe restores them on reconnect.
-    const s = publisher.duplicate({
-      ...base, commandTimeout: undefined, maxRetriesPerRequest: null, autoResubscribe: true, enableOfflineQueue: true,
+    const s = this.#publisher.duplicate({
+      ...this.#base, commandTimeout: undefined, maxRetriesPerRequest: null, autoResubscribe: true, enableOfflineQueue: true,
     })
     s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const event = parseEvent(message.toString('utf8'))
       // An event is delivered only on its own channel: a message that names another topic is foreign.
-      if (event && prefix + event.topic === channel.toString('utf8')) local.deliver(event)
+      if (event && this.#prefix + event.topic === channel.toString('utf8')) this.#local.deliver(event)
     })
-    s.on('error', failed)
+    s.on('error', this.#outages.failed)
     s.on('close', () => {
-      lost = true
+      this.#lost = true
     })
     s.on('ready', () => {
-      up()
-      if (!lost) return
-      lost = false
-      local.resync()
+      this.#outages.up()
+      if (!this.#lost) return
+      this.#lost = false
+      this.#local.resync()
     })
-    beats.push(heartbeat(s, heartbeatMs, () => s.ping(), () => {
-      outage(new Error(`Redis did not answer a PING within ${heartbeatMs} ms: reconnecting`))
+    this.#beats.push(heartbeat(s, this.#heartbeatMs, () => s.ping(), () => {
+      this.#outages.report(new Error(`Redis did not answer a PING within ${this.#heartbeatMs} ms: reconnecting`))
       s.disconnect(true)
     }))
-    return (subscriber = s)
+    return (this.#subscriber = s)
   }
 
-  /** Resolved while publishes can go out: the publisher is ready, its clock read, and not stalled. */
-  let usable = opening()
-  const unusable = () => {
-    if (usable.done) usable = opening()
+  /** One subscriber fewer on each topic; a topic's last leaves its channel. */
+  async #release(topics: readonly string[]): Promise<void> {
+    const removed = topics.filter((t) => {
+      const n = this.#counts.get(t)! - 1
+      if (n > 0) this.#counts.set(t, n)
+      else {
+        this.#counts.delete(t)
+        this.#ready.delete(t)
+      }
+      return n === 0
+    })
+    if (removed.length > 0 && this.#subscriber) await this.#subscriber.unsubscribe(...removed.map((t) => this.#prefix + t)).catch(() => {
+      // Fails only while disconnected, an outage already reported; the channel is dropped on reconnect.
+    })
   }
-  const synced = () => sender.sync().then(() => usable.open(), outage)
-  if (owned) publisher.on('error', failed)
-  publisher.on('ready', () => {
-    up()
-    void synced()
-  })
-  publisher.on('close', unusable)
-  if (publisher.status === 'ready') {
-    reached = true
-    void synced()
-  }
-  // The publisher's heartbeat reads Redis's clock too, keeping publish deadlines true to it.
-  beats.push(heartbeat(publisher, heartbeatMs, synced, () => {
-    unusable()
-    outage(new Error(`Redis did not answer within ${heartbeatMs} ms: publishes fail until it does`))
-    if (owned) publisher.disconnect(true)
-  }))
 
-  return {
-    kind: 'redis',
-    get channels() {
-      return counts.size
-    },
-    async publish(event) {
-      // One deadline covers waiting for a connection and Redis accepting the publish.
-      const deadline = Date.now() + publishTimeoutMs
-      if (!usable.done && !(await within(usable.promise, publishTimeoutMs))) {
-        throw new Error(`Redis was not reachable within ${publishTimeoutMs} ms; the change was not published`)
-      }
-      await sender.publish(prefix + event.topic, JSON.stringify(event), deadline)
-    },
-    async subscribe(topics, listener) {
-      const unique = [...new Set(topics)]
-      for (const t of unique) {
-        const n = (counts.get(t) ?? 0) + 1
-        counts.set(t, n)
-        if (n === 1) ready.set(t, connect().subscribe(prefix + t))
-      }
-      const release = async () => {
-        const removed = unique.filter((t) => {
-          const n = counts.get(t)! - 1
-          if (n > 0) counts.set(t, n)
-          else {
-            counts.delete(t)
-            ready.delete(t)
-          }
-          return n === 0
-        })
-        if (removed.length > 0 && subscriber) await subscriber.unsubscribe(...removed.map((t) => prefix + t)).catch(() => {
-          // Fails only while disconnected, an outage already reported; the channel is dropped on reconnect.
-        })
-      }
-      const localSub = await local.subscribe(unique, listener)
-      const live = Promise.all(unique.map((t) => ready.get(t)))
-      let open = true
-      let timely: boolean
-      try {
-        timely = await within(live, subscribeWaitMs)
-      } catch (e) {
-        await localSub.close()
-        await release()
-        throw e
-      }
-      if (!timely) {
-        // Whatever was published before the subscription went live was missed: the listener refetches.
-        live.then(() => {
-          if (!open) return
-          try {
-            listener(RESYNC)
-          } catch (e) {
-            subscriberFailed(e)
-          }
-        }, outage)
-      }
-      return {
-        async close() {
-          if (!open) return
-          open = false
-          await localSub.close()
-          await release()
-        },
-      }
-    },
-    async close() {
-      for (const stop of beats) stop()
-      subscriber?.disconnect()
-      if (owned) publisher.disconnect()
-    },
+  #unusable(): void {
+    if (this.#usable.done) this.#usable = opening()
+  }
+
+  /** Reads Redis's clock; publishes may go out once it is read. */
+  #synced(): Promise<void> {
+    return this.#sender.sync().then(() => this.#usable.open(), (e: unknown) => this.#outages.report(e))
   }
 }
 

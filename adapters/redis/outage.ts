@@ -26,20 +26,34 @@ export const unreachable = (reached: boolean, where: string, cause: unknown): Er
 export const logOutage = (subject: string) => (e: unknown) => console.error(`mcp-edge: ${subject}: ${reason(e)}`)
 
 /**
- * Reports a connection's failures once per outage (ioredis reconnects by itself and would otherwise print
- * each attempt as an unhandled error): "could not connect" until it was first ready, "lost" after.
+ * The outages of one user of Redis, each reported once (ioredis reconnects by itself and would otherwise
+ * print each attempt as an unhandled error): "could not connect" until Redis first answered, "lost" after.
  */
+export class Outages {
+  #reached = false
+  #reported = false
+  constructor(readonly where: string, readonly onError: (error: unknown) => void) {}
+
+  /** Redis answered: the next failure starts a new outage, a loss. */
+  up(): void {
+    this.#reached = true
+    this.#reported = false
+  }
+
+  /** Reports `error` unless this outage was reported already. */
+  report(error: unknown): void {
+    if (this.#reported) return
+    this.#reported = true
+    this.onError(error)
+  }
+
+  /** A connection's `error` event. */
+  readonly failed = (cause: unknown): void => this.report(unreachable(this.#reached, this.where, cause))
+}
+
+/** Reports a connection's failures once per outage. */
 export function reportOutages(redis: Redis, onError: (error: unknown) => void): void {
-  const where = redisAddress(redis)
-  let reached = false
-  let reported = false
-  redis.on('ready', () => {
-    reached = true
-    reported = false
-  })
-  redis.on('error', (e: unknown) => {
-    if (reported) return
-    reported = true
-    onError(unreachable(reached, where, e))
-  })
+  const outages = new Outages(redisAddress(redis), onError)
+  redis.on('ready', () => outages.up())
+  redis.on('error', outages.failed)
 }
