@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import { Cancellation, createRuntime, exchange, resumableOf, tasksOf, type Runtime, type TaskHost } from '../../src/core.js'
 import { isTerminal, META, TASKS, type TaskRecord, type TaskStore } from '../../src/index.js'
-import { bindingServices, definitionOf, type McpWorker } from './worker.js'
+import { bindingServices, definitionOf, type McpWorker, type WorkerDefinition } from './worker.js'
 
 /** What the Worker's durableTaskStore calls on a task's object over RPC. */
 export interface TaskObjectMethods {
@@ -61,159 +61,165 @@ const LEASE_CHECKER = { name: 'mcp-edge-task-object', version: '1' }
  * ```
  */
 export function taskObject<Env extends object>(worker: McpWorker<Env>): TaskObjectClass<Env> {
-  const definition = definitionOf(worker as McpWorker<never>)
-  if (!definition) throw new Error('taskObject(worker) takes the worker createWorker made')
-  const { server, options } = definition
+  const found = definitionOf(worker as McpWorker<never>)
+  if (!found) throw new Error('taskObject(worker) takes the worker createWorker made')
+  const definition: WorkerDefinition = found
+  return class McpTask extends TaskObjectBase<Env> {
+    protected readonly definition = definition
+  }
+}
 
-  return class McpTask extends DurableObject<Env> implements TaskObjectMethods {
-    #runtime: Runtime | undefined
-    /**
-     * Runs under way in this instance (0 or 1: one task, one lease holder at a time). A plain field, not an
-     * RPC method (RPC exposes only the prototype's), so that tests inside the object can read it.
-     */
-    private running = 0
+/** The task Durable Object of every worker; taskObject names which worker's server and options it runs. */
+abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> implements TaskObjectMethods {
+  protected abstract readonly definition: WorkerDefinition
+  #runtime: Runtime | undefined
+  /**
+   * Runs under way in this instance (0 or 1: one task, one lease holder at a time). A plain field, not an
+   * RPC method (RPC exposes only the prototype's), so that tests inside the object can read it.
+   */
+  private running = 0
 
-    /** This object's task as stored, expired or not. */
-    #stored(): TaskRecord | undefined {
-      return this.ctx.storage.kv.get<TaskRecord>(TASK)
+  /** This object's task as stored, expired or not. */
+  #stored(): TaskRecord | undefined {
+    return this.ctx.storage.kv.get<TaskRecord>(TASK)
+  }
+
+  /** The task if it is the one asked for and has not expired: expiry holds before the alarm deletes it. */
+  #live(id: string): TaskRecord | undefined {
+    const task = this.#stored()
+    return task && task.id === id && task.expiresAt > Date.now() ? task : undefined
+  }
+
+  /**
+   * Compare-and-set. Nothing in here awaits between the read and the write (the KV API of SQLite-backed
+   * objects is synchronous), so no other call to this object can come in between.
+   */
+  #put(task: TaskRecord): boolean {
+    const current = this.#live(task.id)
+    if (!current || current.version !== task.version - 1) return false
+    this.ctx.storage.kv.put(TASK, task)
+    return true
+  }
+
+  /** Sets the one alarm for the next thing that is due: a run asked for, the lease running out, expiry. */
+  async #schedule(): Promise<void> {
+    const task = this.#stored()
+    if (!task) return this.ctx.storage.deleteAlarm()
+    const due = this.ctx.storage.kv.get<string>(RUN) !== undefined
+      ? Date.now()
+      : task.status === 'working' && task.lease ? Math.min(task.lease.until, task.expiresAt) : task.expiresAt
+    await this.ctx.storage.setAlarm(due)
+  }
+
+  /** The runtime tasks run in here: the worker's server and options, this object's storage as the store. */
+  #runtimeHere(): Runtime {
+    if (this.#runtime) return this.#runtime
+    const local: TaskStore = {
+      create: async () => {
+        throw new Error('tasks are created through the Worker')
+      },
+      get: async (id) => this.#live(id),
+      put: async (task) => {
+        const written = this.#put(task)
+        if (written) await this.#schedule()
+        return written
+      },
     }
+    const { server, options } = this.definition
+    this.#runtime = createRuntime(server, {
+      ...options,
+      ...bindingServices(options, this.env),
+      // The extension plans build their own here, on this object's storage (one named its own store? then
+      // the Worker never sent its work here).
+      store: local,
+      // Tasks run with the identity stored in them; lists are not served here.
+      auth: undefined,
+    })
+    return this.#runtime
+  }
 
-    /** The task if it is the one asked for and has not expired: expiry holds before the alarm deletes it. */
-    #live(id: string): TaskRecord | undefined {
-      const task = this.#stored()
-      return task && task.id === id && task.expiresAt > Date.now() ? task : undefined
-    }
+  async create(task: TaskRecord): Promise<void> {
+    if (this.#live(task.id)) throw new Error(`task ${task.id} exists`)
+    this.ctx.storage.kv.put(TASK, task)
+    await this.#schedule()
+  }
 
-    /**
-     * Compare-and-set. Nothing in here awaits between the read and the write (the KV API of SQLite-backed
-     * objects is synchronous), so no other call to this object can come in between.
-     */
-    #put(task: TaskRecord): boolean {
-      const current = this.#live(task.id)
-      if (!current || current.version !== task.version - 1) return false
-      this.ctx.storage.kv.put(TASK, task)
-      return true
-    }
+  async get(id: string): Promise<TaskRecord | undefined> {
+    return this.#live(id)
+  }
 
-    /** Sets the one alarm for the next thing that is due: a run asked for, the lease running out, expiry. */
-    async #schedule(): Promise<void> {
-      const task = this.#stored()
-      if (!task) return this.ctx.storage.deleteAlarm()
-      const due = this.ctx.storage.kv.get<string>(RUN) !== undefined
-        ? Date.now()
-        : task.status === 'working' && task.lease ? Math.min(task.lease.until, task.expiresAt) : task.expiresAt
-      await this.ctx.storage.setAlarm(due)
+  /** A write from a Worker (a cancel, an answer): one that ends the task stops its run here at once. */
+  async put(task: TaskRecord): Promise<boolean> {
+    const before = this.#live(task.id)
+    if (!this.#put(task)) return false
+    await this.#schedule()
+    // The runner would notice at its next lease renewal; closing the runtime aborts its handler now
+    // (its closing write is a no-op on a task that has ended).
+    if (this.running > 0 && before && !isTerminal(before.status) && isTerminal(task.status)) {
+      const runtime = this.#runtime
+      this.#runtime = undefined
+      await runtime?.close()
     }
+    return true
+  }
 
-    /** The runtime tasks run in here: the worker's server and options, this object's storage as the store. */
-    #runtimeHere(): Runtime {
-      if (this.#runtime) return this.#runtime
-      const local: TaskStore = {
-        create: async () => {
-          throw new Error('tasks are created through the Worker')
-        },
-        get: async (id) => this.#live(id),
-        put: async (task) => {
-          const written = this.#put(task)
-          if (written) await this.#schedule()
-          return written
-        },
-      }
-      this.#runtime = createRuntime(server, {
-        ...options,
-        ...bindingServices(options, this.env),
-        // The extension plans build their own here, on this object's storage (one named its own store? then
-        // the Worker never sent its work here).
-        store: local,
-        // Tasks run with the identity stored in them; lists are not served here.
-        auth: undefined,
-      })
-      return this.#runtime
-    }
+  async start(id: string, holder: string): Promise<void> {
+    const task = this.#live(id)
+    if (!task || task.status !== 'working' || task.lease?.holder !== holder) return
+    this.ctx.storage.kv.put(RUN, holder)
+    await this.#schedule()
+  }
 
-    async create(task: TaskRecord): Promise<void> {
-      if (this.#live(task.id)) throw new Error(`task ${task.id} exists`)
-      this.ctx.storage.kv.put(TASK, task)
-      await this.#schedule()
+  override async alarm(): Promise<void> {
+    const task = this.#stored()
+    if (!task || task.expiresAt <= Date.now()) {
+      await this.ctx.storage.deleteAlarm()
+      await this.ctx.storage.deleteAll()
+      this.#runtime = undefined
+      return
     }
+    const holder = this.ctx.storage.kv.get<string>(RUN)
+    if (holder !== undefined) {
+      // Taken before it runs: a run lost with this instance is not run again by a retried alarm, but
+      // failed when its lease runs out, as anywhere else.
+      this.ctx.storage.kv.delete(RUN)
+      await this.#run(task.id, holder)
+    } else if (!await this.#reap(task)) {
+      await this.ctx.storage.setAlarm(Math.min(Date.now() + LEASE_RECHECK_MS, task.expiresAt))
+      return
+    }
+    await this.#schedule()
+  }
 
-    async get(id: string): Promise<TaskRecord | undefined> {
-      return this.#live(id)
+  async #run(id: string, holder: string): Promise<void> {
+    const runtime = this.#runtimeHere()
+    const host: TaskHost = { env: this.env, waitUntil: (p) => this.ctx.waitUntil(p), deadline: Date.now() + ALARM_WALL_MS - FINAL_WRITE_MS }
+    this.running++
+    try {
+      // A resumable request (src/resumable/) is run like a task, by the extension that keeps its messages.
+      const runner = this.#live(id)?.work.resumable ? resumableOf(runtime) : tasksOf(runtime)
+      await runner!.run(runtime, id, holder, host)
+    } catch (e) {
+      runtime.report(e, { during: 'task runner', requestId: id })
+    } finally {
+      this.running--
     }
+  }
 
-    /** A write from a Worker (a cancel, an answer): one that ends the task stops its run here at once. */
-    async put(task: TaskRecord): Promise<boolean> {
-      const before = this.#live(task.id)
-      if (!this.#put(task)) return false
-      await this.#schedule()
-      // The runner would notice at its next lease renewal; closing the runtime aborts its handler now
-      // (its closing write is a no-op on a task that has ended).
-      if (this.running > 0 && before && !isTerminal(before.status) && isTerminal(task.status)) {
-        const runtime = this.#runtime
-        this.#runtime = undefined
-        await runtime?.close()
-      }
-      return true
-    }
-
-    async start(id: string, holder: string): Promise<void> {
-      const task = this.#live(id)
-      if (!task || task.status !== 'working' || task.lease?.holder !== holder) return
-      this.ctx.storage.kv.put(RUN, holder)
-      await this.#schedule()
-    }
-
-    override async alarm(): Promise<void> {
-      const task = this.#stored()
-      if (!task || task.expiresAt <= Date.now()) {
-        await this.ctx.storage.deleteAlarm()
-        await this.ctx.storage.deleteAll()
-        this.#runtime = undefined
-        return
-      }
-      const holder = this.ctx.storage.kv.get<string>(RUN)
-      if (holder !== undefined) {
-        // Taken before it runs: a run lost with this instance is not run again by a retried alarm, but
-        // failed when its lease runs out, as anywhere else.
-        this.ctx.storage.kv.delete(RUN)
-        await this.#run(task.id, holder)
-      } else if (!await this.#reap(task)) {
-        await this.ctx.storage.setAlarm(Math.min(Date.now() + LEASE_RECHECK_MS, task.expiresAt))
-        return
-      }
-      await this.#schedule()
-    }
-
-    async #run(id: string, holder: string): Promise<void> {
-      const runtime = this.#runtimeHere()
-      const host: TaskHost = { env: this.env, waitUntil: (p) => this.ctx.waitUntil(p), deadline: Date.now() + ALARM_WALL_MS - FINAL_WRITE_MS }
-      this.running++
-      try {
-        // A resumable request (src/resumable/) is run like a task, by the extension that keeps its messages.
-        const runner = this.#live(id)?.work.resumable ? resumableOf(runtime) : tasksOf(runtime)
-        await runner!.run(runtime, id, holder, host)
-      } catch (e) {
-        runtime.report(e, { during: 'task runner', requestId: id })
-      } finally {
-        this.running--
-      }
-    }
-
-    /**
-     * A lease that ran out with nobody polling: the task is failed as `tasks/get` would fail it (the same
-     * transition, and listen streams hear of it), by asking this object's runtime for the task as its owner.
-     * False when the check failed (it is reported).
-     */
-    async #reap(task: TaskRecord): Promise<boolean> {
-      if (task.status !== 'working' || !task.lease || task.lease.until > Date.now() || this.running > 0) return true
-      const runtime = this.#runtimeHere()
-      // Spoken in the version of the request that made the task, which the server serves with tasks.
-      const _meta = { [META.protocolVersion]: task.work.version ?? null, [META.clientInfo]: LEASE_CHECKER, [META.clientCapabilities]: { extensions: { [TASKS]: {} } } }
-      const answer = await exchange(runtime, { jsonrpc: '2.0', id: 'lease-check', method: 'tasks/get', params: { taskId: task.id, _meta } }, {
-        versionHeader: null, cancel: new Cancellation(), emit: () => {}, principal: task.owner === '' ? undefined : task.owner, env: this.env,
-      })
-      if (!answer.ok) runtime.report(answer.error, { during: 'task lease check', requestId: task.id })
-      return answer.ok
-    }
+  /**
+   * A lease that ran out with nobody polling: the task is failed as `tasks/get` would fail it (the same
+   * transition, and listen streams hear of it), by asking this object's runtime for the task as its owner.
+   * False when the check failed (it is reported).
+   */
+  async #reap(task: TaskRecord): Promise<boolean> {
+    if (task.status !== 'working' || !task.lease || task.lease.until > Date.now() || this.running > 0) return true
+    const runtime = this.#runtimeHere()
+    // Spoken in the version of the request that made the task, which the server serves with tasks.
+    const _meta = { [META.protocolVersion]: task.work.version ?? null, [META.clientInfo]: LEASE_CHECKER, [META.clientCapabilities]: { extensions: { [TASKS]: {} } } }
+    const answer = await exchange(runtime, { jsonrpc: '2.0', id: 'lease-check', method: 'tasks/get', params: { taskId: task.id, _meta } }, {
+      versionHeader: null, cancel: new Cancellation(), emit: () => {}, principal: task.owner === '' ? undefined : task.owner, env: this.env,
+    })
+    if (!answer.ok) runtime.report(answer.error, { during: 'task lease check', requestId: task.id })
+    return answer.ok
   }
 }
