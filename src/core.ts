@@ -16,6 +16,6 @@ export {
   type Incoming, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,
 } from './protocol/jsonrpc.js'
 export type { Profile } from './protocol/profiles.js'
-export type { TaskHost } from './tasks/service.js'
+export type { DurableWork, TaskHost } from './tasks/service.js'
 export { tasksOf } from './tasks/extension.js'
 export { resumableOf } from './resumable/extension.js'

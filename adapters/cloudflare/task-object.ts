@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
-import { Cancellation, createRuntime, exchange, resumableOf, tasksOf, type Runtime, type TaskHost } from '../../src/core.js'
-import { isTerminal, META, TASKS, type TaskRecord, type TaskStore } from '../../src/index.js'
+import { createRuntime, resumableOf, tasksOf, type DurableWork, type Runtime, type TaskHost } from '../../src/core.js'
+import { isTerminal, type TaskRecord, type TaskStore } from '../../src/index.js'
 import { bindingServices, definitionOf, type McpWorker, type WorkerDefinition } from './worker.js'
 
 /** What the Worker's durableTaskStore calls on a task's object over RPC. */
@@ -27,12 +27,10 @@ const ALARM_WALL_MS = 15 * 60_000
 const FINAL_WRITE_MS = 30_000
 /**
  * How long a lease check that failed waits to be tried again. Its alarm is due at once (the lease has run
- * out), so without a wait of its own a check that keeps failing (the task's protocol version no longer
- * served, say) would run, and be reported, without pause until the task expires.
+ * out), so without a wait of its own a check that keeps failing (storage refusing the write, or a deploy
+ * that no longer serves the work's kind) would run, and be reported, without pause until the task expires.
  */
 const LEASE_RECHECK_MS = 60_000
-/** Who asks for a task whose lease may have run out (the envelope of some versions must name the client). */
-const LEASE_CHECKER = { name: 'mcp-edge-task-object', version: '1' }
 
 /**
  * The Durable Object class that holds one task and runs it: `export class McpTask extends taskObject(worker) {}`
@@ -196,9 +194,7 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
     const host: TaskHost = { env: this.env, waitUntil: (p) => this.ctx.waitUntil(p), deadline: Date.now() + ALARM_WALL_MS - FINAL_WRITE_MS }
     this.running++
     try {
-      // A resumable request (src/resumable/) is run like a task, by the extension that keeps its messages.
-      const runner = this.#live(id)?.work.resumable ? resumableOf(runtime) : tasksOf(runtime)
-      await runner!.run(runtime, id, holder, host)
+      await this.#work(runtime, this.#live(id)).run(runtime, id, holder, host)
     } catch (e) {
       runtime.report(e, { during: 'task runner', requestId: id })
     } finally {
@@ -207,19 +203,26 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
   }
 
   /**
-   * A lease that ran out with nobody polling: the task is failed as `tasks/get` would fail it (the same
-   * transition, and listen streams hear of it), by asking this object's runtime for the task as its owner.
-   * False when the check failed (it is reported).
+   * A lease that ran out with nobody polling: the work is failed as the first `tasks/get` would fail it
+   * (the same transition, and listen streams hear of it). False when that failed (it is reported).
    */
   async #reap(task: TaskRecord): Promise<boolean> {
     if (task.status !== 'working' || !task.lease || task.lease.until > Date.now() || this.running > 0) return true
     const runtime = this.#runtimeHere()
-    // Spoken in the version of the request that made the task, which the server serves with tasks.
-    const _meta = { [META.protocolVersion]: task.work.version ?? null, [META.clientInfo]: LEASE_CHECKER, [META.clientCapabilities]: { extensions: { [TASKS]: {} } } }
-    const answer = await exchange(runtime, { jsonrpc: '2.0', id: 'lease-check', method: 'tasks/get', params: { taskId: task.id, _meta } }, {
-      versionHeader: null, cancel: new Cancellation(), emit: () => {}, principal: task.owner === '' ? undefined : task.owner, env: this.env,
-    })
-    if (!answer.ok) runtime.report(answer.error, { during: 'task lease check', requestId: task.id })
-    return answer.ok
+    try {
+      await this.#work(runtime, task).reap(runtime, task.id)
+      return true
+    } catch (e) {
+      runtime.report(e, { during: 'task lease check', requestId: task.id })
+      return false
+    }
+  }
+
+  /** Who runs this record: a resumable request (src/resumable/) runs like a task, by the extension that keeps its messages. */
+  #work(runtime: Runtime, task: TaskRecord | undefined): DurableWork {
+    const resumable = Boolean(task?.work.resumable)
+    const work = (resumable ? resumableOf(runtime) : tasksOf(runtime))?.work
+    if (!work) throw new Error(`${resumable ? 'resumable requests are' : 'tasks are'} not served by this worker: add ${resumable ? 'resumable()' : 'tasks()'} to its extensions`)
+    return work
   }
 }

@@ -7,8 +7,8 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { newTask } from '../tasks/records.js'
-import { runTask, startTask, type Work } from '../tasks/runner.js'
-import { change, newHolder, taskTopic, type TaskHost, type TaskService } from '../tasks/service.js'
+import { durableWork, startTask, type Work } from '../tasks/runner.js'
+import { change, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
 import { logged, requestStatus, waited } from './records.js'
 import { openToken, RESUME, sealToken } from './token.js'
@@ -28,16 +28,14 @@ export interface ResumableOptions {
   leaseMs?: number | undefined
 }
 
+/** The resumable-requests extension of a runtime, with its durable work (run where the store keeps it). */
 export interface ResumableExtension extends Extension {
-  /** Where its requests and their messages are kept. */
-  readonly store: TaskStore
-  /** Runs a resumable request leased to `holder` here (what a store that runs tasks itself calls). */
-  run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
+  readonly work: DurableWork
 }
 
 /** The resumable-requests extension a runtime serves, if it serves it. */
 export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
-  runtime.extensions.find((e): e is ResumableExtension => e.id === RESUMABLE && 'run' in e)
+  runtime.extensions.find((e): e is ResumableExtension => e.id === RESUMABLE && 'work' in e)
 
 /**
  * Resumable requests, as the seed draft proposed them (SEP-975, never merged): a client that declares
@@ -129,6 +127,7 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
   return {
     id: RESUMABLE,
     store: service.store,
+    work: durableWork(service),
     capability: null,
     methods: [resume, getStatus],
     wraps: {
@@ -138,10 +137,6 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
       }),
     },
     advertise: (caps) => ({ ...caps, experimental: { ...caps.experimental, [RESUMABLE]: {} } }),
-    async run(runtime, id, holder, host) {
-      const task = await service.store.get(id)
-      if (task) await runTask(runtime, service, task, holder, host)
-    },
     async close() {
       for (const running of service.running.values()) running.abort(new Error('The server is shutting down'))
     },

@@ -9,9 +9,9 @@ import { callTool, checkArguments, invokeTool, listTools as coreListTools, type 
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, taskFields, type TaskSettings } from './records.js'
-import { runTask, startTask, type Work } from './runner.js'
+import { durableWork, startTask, type Work } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
-import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type TaskHost, type TaskService } from './service.js'
+import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
 
 export interface TaskOptions {
   /**
@@ -42,19 +42,14 @@ const declared = (call: Call): boolean => isObject(call.client.capabilities.exte
 const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
 const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
 
+/** The tasks extension of a runtime, with its durable work: what a store that runs tasks where they live calls. */
 export interface TasksExtension extends Extension {
-  /** Where its tasks live. */
-  readonly store: TaskStore
-  /**
-   * Runs a task leased to `holder` here, to its next stop (an outcome, or input it waits for): what a store
-   * that runs tasks itself (TaskStore.start) calls where the task lives.
-   */
-  run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
+  readonly work: DurableWork
 }
 
 /** The tasks extension a runtime serves, if it serves one. */
 export const tasksOf = (runtime: Runtime): TasksExtension | undefined =>
-  runtime.extensions.find((e): e is TasksExtension => e.id === TASKS && 'run' in e)
+  runtime.extensions.find((e): e is TasksExtension => e.id === TASKS && 'work' in e)
 
 /**
  * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): `tools/call` of a tool with `task` set
@@ -210,12 +205,9 @@ function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtensio
   return {
     id: TASKS,
     store: service.store,
+    work: durableWork(service),
     methods: [call, listTools, get, update, cancel, inputResponse, result, list],
     advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
-    async run(runtime, id, holder, host) {
-      const task = await service.store.get(id)
-      if (task) await runTask(runtime, service, task, holder, host)
-    },
     listen: [taskIds],
     async close(runtime) {
       // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.

@@ -11,8 +11,8 @@ import { InputRequired, inputRequiredResult, type Round } from '../exchange/inpu
 import { checkArguments, invokeTool } from '../exchange/methods/tools.js'
 import { isResync } from '../state/backplane.js'
 import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
-import { finish, park, renewLease } from './records.js'
-import { change, taskTopic, type TaskHost, type TaskService } from './service.js'
+import { finish, park, reapLost, renewLease } from './records.js'
+import { change, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
 
 /** What a task runs, as stored with it: enough to run it on any instance, at any later time. */
 export interface Work {
@@ -140,3 +140,15 @@ async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation,
 }
 
 const errorObject = (e: McpError): JsonObject => (e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data as JsonObject })
+
+/** The durable work of one service, for the extension that owns it. */
+export const durableWork = (service: TaskService): DurableWork => ({
+  store: service.store,
+  async run(runtime, id, holder, host) {
+    const task = await service.store.get(id)
+    if (task) await runTask(runtime, service, task, holder, host)
+  },
+  async reap(runtime, id) {
+    await change(runtime, service, id, (t) => reapLost(t, service.settings))
+  },
+})

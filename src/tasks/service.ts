@@ -23,6 +23,22 @@ export interface TaskService {
   readonly journal?: ((runtime: Runtime, service: TaskService, id: string, message: JsonRpcNotification) => Promise<void>) | undefined
 }
 
+/**
+ * Durable work of one kind (tasks, resumable requests) as a store that runs it where it lives calls on it
+ * (the task Durable Object): run it for the holder of its lease, or fail it once its runner was lost.
+ */
+export interface DurableWork {
+  /** Where its records are kept. */
+  readonly store: TaskStore
+  /** Runs the work at `id`, leased to `holder`, here: to its next stop (an outcome, or input it waits for). */
+  run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
+  /**
+   * Fails the work at `id` if its runner was lost (its lease ran out): the transition the first read after
+   * that makes (readTask), for a store whose records nobody may read again. Listen streams hear of it.
+   */
+  reap(runtime: Runtime, id: string): Promise<void>
+}
+
 /** The backplane topic of a task: listen streams that asked for it, and its runner, hear of its changes. */
 export const taskTopic = (id: string): string => `task:${id}`
 

@@ -237,7 +237,7 @@ describe('tasks: a store that runs tasks itself', () => {
     expect(starts).toEqual([{ id: taskId, holder: expect.any(String) }])
     // Where the store runs it: a runtime of its own over the same records.
     const there = createRuntime(server, { extensions: [tasks({ store })] })
-    const runner = tasksOf(there)!
+    const runner = tasksOf(there)!.work
     // A start delivered late, or twice, after the task was leased to another run: that run is the task's.
     await runner.run(there, taskId, 'an-earlier-holder', {})
     expect(runs).toBe(0)

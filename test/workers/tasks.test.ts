@@ -200,19 +200,26 @@ describe('the task object\'s alarm', () => {
   })
 
   it('reports a lease check that fails, and tries it again a minute later (or at expiry, if sooner) rather than at once', async () => {
-    // Made at a protocol version this server does not serve (one a later deploy dropped, say): tasks/get at
-    // that version, which is how the object fails the task, is refused.
-    const failing = (expiresIn: number) => {
+    const lapsing = (expiresIn: number) => {
       const now = Date.now()
       return record({
         id: taskId(), owner: '', lease: { holder: 'gone', until: now + 300 }, expiresAt: now + expiresIn,
-        work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '1999-01-01', client: { capabilities: {} } },
+        work: { tool: 'slow_compute', arguments: { seconds: 1 }, version: '2026-07-28', client: { capabilities: {} } },
       })
     }
     const spy = vi.spyOn(console, 'error')
     try {
-      for (const [task, retried] of [[failing(600_000), 'in a minute'], [failing(20_000), 'at expiry']] as const) {
+      for (const [task, retried] of [[lapsing(600_000), 'in a minute'], [lapsing(20_000), 'at expiry']] as const) {
         await store.create(task)
+        // Storage that refuses the write failing the task (a full disk, say): the check fails.
+        await runInDurableObject(object(task.id), (_instance, state) => {
+          const kv = state.storage.kv
+          const put = kv.put.bind(kv)
+          kv.put = (key: string, value: unknown) => {
+            if ((value as TaskRecord).status === 'failed') throw new Error('storage refused the write')
+            return put(key, value)
+          }
+        })
         const deadline = Date.now() + 5000
         while ((await inside(task.id)).alarm! < Date.now() + 10_000 && Date.now() < deadline) await wait(50)
         const { task: stored, alarm } = await inside(task.id)
@@ -220,7 +227,7 @@ describe('the task object\'s alarm', () => {
         if (retried === 'at expiry') expect(alarm).toBe(task.expiresAt)
         else expect(alarm! - Date.now()).toSatisfy((left: number) => left > 50_000 && left <= 60_000)
         const checks = spy.mock.calls.filter(([, context]) => (context as { requestId?: string } | undefined)?.requestId === task.id)
-        expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'Unsupported protocol version: 1999-01-01' })]])
+        expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'storage refused the write' })]])
       }
     } finally {
       spy.mockRestore()
