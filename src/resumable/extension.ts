@@ -2,12 +2,13 @@ import { requireString } from '../exchange/call.js'
 import type { Call, Extension, ExtensionPlan, MethodDescriptor, Runtime } from '../exchange/types.js'
 import { openRound } from '../exchange/input.js'
 import { checkArguments, type ToolCall } from '../exchange/methods/tools.js'
-import { RESUMABLE, TASKS } from '../protocol/constants.js'
+import { RESUMABLE } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { newTask } from '../tasks/records.js'
 import { durableWork, startTask, type Work } from '../tasks/runner.js'
+import { runsAsTask } from '../tasks/decide.js'
 import { change, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
 import { logged, requestStatus, waited } from './records.js'
@@ -133,7 +134,8 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
     wraps: {
       'tools/call': (inner: MethodDescriptor<ToolCall>) => ({
         ...inner,
-        run: (c: Call, target: ToolCall) => (optedIn(c) && !runsAsTask(c, target) ? start(c, target) : inner.run(c, target)),
+        // A call the tasks extension runs as a task is durable already, the protocol's way.
+        run: (c: Call, target: ToolCall) => (optedIn(c) && !runsAsTask(c, target.entry.task) ? start(c, target) : inner.run(c, target)),
       }),
     },
     advertise: (caps) => ({ ...caps, experimental: { ...caps.experimental, [RESUMABLE]: {} } }),
@@ -150,10 +152,6 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
 const optedIn = (c: Call): boolean => !c.transport.buffered
   && (isObject((c.client.capabilities as JsonObject)[RESUMABLE]) || isObject(c.client.capabilities.experimental?.[RESUMABLE]))
 
-/** A call the tasks extension runs as a task is durable already, the protocol's way. */
-const runsAsTask = (c: Call, { entry }: ToolCall): boolean =>
-  entry.task === 'required' || (entry.task === 'optional' && isObject(c.client.capabilities.extensions?.[TASKS]))
-  || (c.profile.tasks === 'core' && isObject(c.params.task))
 
 function policy(requestId: JsonRpcId, resumeToken: string, minWaitMs: number | undefined, maxWaitMs: number): JsonObject {
   const out: JsonObject = { requestId, resumeToken, maxWait: Math.floor(maxWaitMs / 1000) }

@@ -10,7 +10,8 @@ import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, taskFields, type TaskSettings } from './records.js'
 import { durableWork, startTask, type Work } from './runner.js'
-import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask, seedWantsTask } from './seed.js'
+import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
+import { declared, runsAsTask } from './decide.js'
 import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
 
 export interface TaskOptions {
@@ -38,7 +39,6 @@ const positive = (value: number | undefined, fallback: number, name: string): nu
   return v
 }
 
-const declared = (call: Call): boolean => isObject(call.client.capabilities.extensions?.[TASKS])
 const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
 const hostOf = (call: Call): TaskHost => ({ env: call.transport.env, waitUntil: call.transport.waitUntil, deadline: call.transport.deadline })
 
@@ -93,10 +93,7 @@ function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtensio
     },
     async run(c, target) {
       const { entry, name, args } = target
-      // Without the extension declared in this very request, an optional task tool runs as a plain call;
-      // the seed draft's client asks for a task with params.task instead.
-      const asTask = c.profile.tasks === 'core' ? seedWantsTask(c, entry.task) : entry.task !== undefined && declared(c)
-      if (!asTask) return callTool.run(c, target)
+      if (!runsAsTask(c, entry.task)) return callTool.run(c, target)
       const input = await checkArguments(entry, name, args)
       if (!input.ok) return input.result
       let seed: { answers: JsonObject; memo: JsonObject } | undefined
