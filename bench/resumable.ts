@@ -67,8 +67,9 @@ writeSection('resumable', `## Resumable requests: the cost of keeping messages
 
 \`npm run bench:resumable -- --reports ${REPORTS} --runs ${RUNS}\`, ${new Date().toISOString().slice(0, 10)}, ${machine()}.
 One call of a tool that reports progress ${REPORTS} times without pausing, through the fetch handler in-process;
-median of ${RUNS} runs. A resumable call appends every message to its record (one compare-and-set write each)
-and publishes it before the stream writes it.
+median of ${RUNS} runs. A resumable call appends its messages to a log beside its record (TaskStore.append: the
+messages that came while the last batch was written go in one write, RPUSH in Redis) and publishes each batch
+before the stream writes it; the record itself is not rewritten.
 
 | call | wall time | messages / s | progress messages received |
 |---|---|---|---|

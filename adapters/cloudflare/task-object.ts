@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
-import { createRuntime, resumableOf, tasksOf, type DurableWork, type Runtime, type TaskHost } from '../../src/core.js'
-import { isTerminal, type TaskRecord, type TaskStore } from '../../src/index.js'
+import { createRuntime, resumableOf, tasksOf, type DurableWork, type JsonObject, type Runtime, type TaskHost } from '../../src/core.js'
+import { isTerminal, type TaskLog, type TaskRecord, type TaskStore } from '../../src/index.js'
 import { bindingServices, definitionOf, type McpWorker, type WorkerDefinition } from './worker.js'
 
 /** What the Worker's durableTaskStore calls on a task's object over RPC. */
@@ -9,15 +9,20 @@ export interface TaskObjectMethods {
   get(id: string): Promise<TaskRecord | undefined>
   put(task: TaskRecord): Promise<boolean>
   start(id: string, holder: string): Promise<void>
+  append(id: string, messages: readonly JsonObject[]): Promise<number | undefined>
+  messages(id: string, from: number): Promise<TaskLog>
 }
 /** The instance type of a `taskObject(worker)` class, for `DurableObjectNamespace<TaskObject>`. */
 export type TaskObject<Env = unknown> = DurableObject<Env> & TaskObjectMethods
 /** What `taskObject(worker)` returns: a Durable Object class to extend (wrangler binds named exports only). */
 export type TaskObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => TaskObject<Env>
 
-// Storage keys: the task, and the holder of a run that start() asked for and the alarm has not begun.
+// Storage keys: the task, the holder of a run that start() asked for and the alarm has not begun, and the
+// task's log (resumable requests): its length, and each message under its place.
 const TASK = 'task'
 const RUN = 'run'
+const LOGGED = 'logged'
+const LOG = 'log:'
 
 /**
  * A Durable Object alarm handler may run for 15 minutes of wall time (Cloudflare's limits), and the run is
@@ -122,6 +127,8 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
         if (written) await this.#schedule()
         return written
       },
+      append: async (id, messages) => this.append(id, messages),
+      messages: async (id, from) => this.messages(id, from),
     }
     const { server, options } = this.definition
     this.#runtime = createRuntime(server, {
@@ -138,6 +145,8 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
 
   async create(task: TaskRecord): Promise<void> {
     if (this.#live(task.id)) throw new Error(`task ${task.id} exists`)
+    // An expired task the alarm has not deleted yet goes, with its log.
+    if (this.#stored()) await this.ctx.storage.deleteAll()
     this.ctx.storage.kv.put(TASK, task)
     await this.#schedule()
   }
@@ -151,14 +160,31 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
     const before = this.#live(task.id)
     if (!this.#put(task)) return false
     await this.#schedule()
-    // The runner would notice at its next lease renewal; closing the runtime aborts its handler now
-    // (its closing write is a no-op on a task that has ended).
-    if (this.running > 0 && before && !isTerminal(before.status) && isTerminal(task.status)) {
-      const runtime = this.#runtime
-      this.#runtime = undefined
-      await runtime?.close()
+    // The runner would notice at its next lease renewal; its handler is aborted now (its closing write is
+    // a no-op on a task that has ended).
+    if (this.running > 0 && this.#runtime && before && !isTerminal(before.status) && isTerminal(task.status)) {
+      this.#work(this.#runtime, task).stop(task.id, new Error(task.status === 'cancelled' ? 'The task was cancelled' : `The task has ended (${task.status})`))
     }
     return true
+  }
+
+  /** Appends to the task's log, one key per message: nothing written before is written again. */
+  async append(id: string, messages: readonly JsonObject[]): Promise<number | undefined> {
+    if (!this.#live(id)) return undefined
+    const { kv } = this.ctx.storage
+    let length = kv.get<number>(LOGGED) ?? 0
+    for (const message of messages) kv.put(`${LOG}${length++}`, message)
+    kv.put(LOGGED, length)
+    return length
+  }
+
+  async messages(id: string, from: number): Promise<TaskLog> {
+    if (!this.#live(id)) return { messages: [], length: 0 }
+    const { kv } = this.ctx.storage
+    const length = kv.get<number>(LOGGED) ?? 0
+    const messages: JsonObject[] = []
+    for (let place = Math.max(0, from); place < length; place++) messages.push(kv.get<JsonObject>(`${LOG}${place}`)!)
+    return { messages, length }
   }
 
   async start(id: string, holder: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { TaskRecord, TaskStore } from '../../src/index.js'
+import type { TaskLog, TaskRecord, TaskStore } from '../../src/index.js'
 import type { TaskObject } from './task-object.js'
 
 export interface DurableTaskStoreOptions<Env = unknown> {
@@ -46,5 +46,7 @@ export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): Ta
     get: async (id) => (await object(id).get(id)) as TaskRecord | undefined,
     put: async (task) => object(task.id).put(task),
     start: async (id, holder) => object(id).start(id, holder),
+    append: async (id, messages) => object(id).append(id, messages),
+    messages: async (id, from) => (await object(id).messages(id, from)) as TaskLog,
   }
 }

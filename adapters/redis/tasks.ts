@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import type { JsonObject } from '../../src/core.js'
 import type { TaskRecord, TaskStore } from '../../src/index.js'
 import { connection, type RedisConnectionOptions } from './connection.js'
 
@@ -26,17 +27,31 @@ keepIndex(KEYS[2], ARGV[3])
 return 1`
 
 // Another program's key under the prefix (not a hash, or no record in it) is a mismatch, not an error.
+// The record's log (a list beside it) takes its expiry too.
 const PUT = `${KEEP_INDEX}
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' or redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
   or redis.call('HEXISTS', KEYS[1], 'record') == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+redis.call('PEXPIREAT', KEYS[3], ARGV[4])
 keepIndex(KEYS[2], ARGV[4])
 return 1`
 
+// A log is appended to only beside a live record, and expires with it: one round trip, whatever its length.
+const APPEND = `
+local left = redis.call('PTTL', KEYS[1])
+if left <= 0 or redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return false end
+local length = redis.call('RPUSH', KEYS[2], unpack(ARGV))
+redis.call('PEXPIRE', KEYS[2], left)
+return length`
+
+/** Messages per RPUSH: Lua's unpack() has a limit on how many values it spreads. */
+const APPEND_BATCH = 1000
+
 type Scripted = Redis & {
   mcpEdgeTaskCreate(key: string, index: string, version: string, record: string, expiresAt: number, createdAt: number, id: string): Promise<number>
-  mcpEdgeTaskPut(key: string, index: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
+  mcpEdgeTaskPut(key: string, index: string, log: string, previous: string, version: string, record: string, expiresAt: number): Promise<number>
+  mcpEdgeTaskAppend(key: string, log: string, ...messages: string[]): Promise<number | null>
 }
 
 // Someone else's value under the prefix is no task: it must not crash the request that happened on its key.
@@ -74,8 +89,10 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
   const { prefix, close, ...connected } = connection(options, 'Redis task store')
   const redis = connected.redis as Scripted
   redis.defineCommand('mcpEdgeTaskCreate', { numberOfKeys: 2, lua: CREATE })
-  redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
+  redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 3, lua: PUT })
+  redis.defineCommand('mcpEdgeTaskAppend', { numberOfKeys: 2, lua: APPEND })
   const key = (id: string) => `${prefix}task:${id}`
+  const log = (id: string) => `${prefix}log:${id}`
   const index = (owner: string) => `${prefix}owner:${owner}`
   const get = async (id: string) => {
     try {
@@ -95,8 +112,20 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
     },
     get,
     async put(task) {
-      const written = await redis.mcpEdgeTaskPut(key(task.id), index(task.owner), String(task.version - 1), String(task.version), JSON.stringify(task), task.expiresAt)
+      const written = await redis.mcpEdgeTaskPut(key(task.id), index(task.owner), log(task.id), String(task.version - 1), String(task.version), JSON.stringify(task), task.expiresAt)
       return written === 1
+    },
+    async append(id, messages) {
+      let length: number | null = null
+      for (let i = 0; i < messages.length; i += APPEND_BATCH) {
+        length = await redis.mcpEdgeTaskAppend(key(id), log(id), ...messages.slice(i, i + APPEND_BATCH).map((m) => JSON.stringify(m)))
+        if (length === null) return undefined
+      }
+      return length ?? undefined
+    },
+    async messages(id, from) {
+      const [[, listed], [, length]] = (await redis.multi().lrange(log(id), from, -1).llen(log(id)).exec())! as [[unknown, string[]], [unknown, number]]
+      return { messages: listed.map((m) => JSON.parse(m) as JsonObject), length }
     },
     async list(owner, cursor, limit) {
       // By rank after the cursor's: tasks that expired are dropped from the index as the pages pass them.

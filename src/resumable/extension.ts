@@ -11,7 +11,8 @@ import { durableWork, startTask, type Work } from '../tasks/runner.js'
 import { runsAsTask } from '../tasks/decide.js'
 import { change, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
-import { logged, requestStatus, waited } from './records.js'
+import { keep, readLog } from './log.js'
+import { requestStatus, waited } from './records.js'
 import { openToken, RESUME, sealToken } from './token.js'
 
 export interface ResumableOptions {
@@ -71,10 +72,10 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
     // A record outlives its end by one wait: time for its client to come back for the response.
     settings: { ttlMs: waitMs, pollIntervalMs: 1000, leaseMs: options.leaseMs ?? 30_000 },
     running: new Map(),
-    async journal(runtime, service, id, message) {
-      const { task, changed } = await change(runtime, service, id, (t) => logged(t, message))
-      if (!changed || !task) return
-      await runtime.backplane.publish({ topic: taskTopic(id), data: { owner: task.owner, seq: task.log!.length, message: message as unknown as JsonObject } })
+    async journal(runtime, service, id, messages) {
+      const seq = await keep(runtime, service, id, messages)
+      // Published with their place, so that a stream that has every message before them writes them at once.
+      if (seq !== undefined) await runtime.backplane.publish({ topic: taskTopic(id), data: { seq, messages: messages as unknown as JsonObject[] } })
     },
   }
 
@@ -115,11 +116,12 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
       const id = await openToken(c.runtime, requireString(c.params, 'resumeToken'), requestId, c.principal)
       const { task } = await change(c.runtime, service, id, (t) => waited(t, waitMs))
       if (!task) throw invalidParams('The request has expired: no client came back for it in time')
-      const messages = (task.log?.length ?? 0) + (requestStatus(task) === 'processing' ? 0 : 1)
+      const sent = task.sent ?? 0
+      const messages = (await readLog(service.store, task, sent)).length + (requestStatus(task) === 'processing' ? 0 : 1)
       return {
         requestId,
         status: requestStatus(task),
-        hasPendingMessage: (task.sent ?? 0) < messages,
+        hasPendingMessage: sent < messages,
         hasInputRequest: task.status === 'completed' && task.result?.resultType === 'input_required',
       }
     },

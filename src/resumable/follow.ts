@@ -1,11 +1,12 @@
 import { INTERNAL_ERROR } from '../protocol/constants.js'
 import { invalidParams, McpError } from '../protocol/errors.js'
-import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
+import type { JsonObject, JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Call } from '../exchange/types.js'
 import { isResync, type ChangeEvent, type Resync } from '../state/backplane.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
 import { dropped } from '../tasks/records.js'
 import { change, taskTopic, type TaskService } from '../tasks/service.js'
+import { readLog } from './log.js'
 import { left, waited } from './records.js'
 
 /**
@@ -20,9 +21,9 @@ export async function follow(call: Call, service: TaskService, id: string, from:
   let wake: (() => void) | undefined
   const poke = (event: ChangeEvent | Resync) => {
     const data = isResync(event) ? undefined : event.data
-    // The next message, as published with its place: written at once, without reading the record.
-    if (!stale && data && data.seq === sent + 1 && isObject(data.message)) {
-      transport.emit(data.message as unknown as JsonRpcNotification, String(++sent))
+    // The next messages, as published with their place: written at once, without reading the record.
+    if (!stale && data && data.seq === sent + 1 && Array.isArray(data.messages)) {
+      for (const message of data.messages) transport.emit(message as unknown as JsonRpcNotification, String(++sent))
       return
     }
     stale = true
@@ -45,11 +46,13 @@ export async function follow(call: Call, service: TaskService, id: string, from:
       stale = false
       const task = await service.store.get(id)
       if (!task) throw invalidParams('The request has expired: no client came back for it in time')
-      const log = task.log ?? []
+      // A request dropped (nobody came back in time, or its client cancelled it) has its messages forgotten.
+      if (task.status === 'cancelled') return response(task)
+      const { messages, length } = await readLog(service.store, task, sent)
       // Each message's event id is its place in the log: Last-Event-ID says how many a client has.
-      for (; sent < log.length; sent++) transport.emit(log[sent] as unknown as JsonRpcNotification, String(sent + 1))
+      for (const message of messages) transport.emit(message as unknown as JsonRpcNotification, String(++sent))
       if (isTerminal(task.status)) {
-        sent = log.length + 1
+        sent = length + 1
         return response(task)
       }
     }

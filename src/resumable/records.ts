@@ -1,12 +1,12 @@
-import type { JsonObject, JsonRpcNotification } from '../protocol/jsonrpc.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 import { isTerminal, type TaskRecord } from '../state/tasks.js'
 
 // Transitions of a resumable request's record, applied by compare-and-set (src/tasks/service.ts `change`).
 
-/** Keeps a message the handler emitted, after those before it. */
-export function logged(task: TaskRecord, message: JsonRpcNotification): TaskRecord | undefined {
+/** Keeps messages the handler emitted, after those before them (where the store keeps no log beside the record). */
+export function logged(task: TaskRecord, messages: readonly JsonObject[]): TaskRecord | undefined {
   if (isTerminal(task.status)) return undefined
-  return { ...task, log: [...(task.log ?? []), message as unknown as JsonObject], updatedAt: Date.now() }
+  return { ...task, log: [...(task.log ?? []), ...messages], updatedAt: Date.now() }
 }
 
 /** A client asked about it or came back: it may be left alone `waitMs` from now, and stays readable as long. */

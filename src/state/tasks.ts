@@ -38,7 +38,10 @@ export interface TaskRecord {
   readonly error?: JsonObject | undefined
   /** Who runs it, until when (ms since the epoch) unless renewed; absent while it waits for input. */
   readonly lease?: { readonly holder: string; readonly until: number } | undefined
-  /** A resumable request's messages before its response, in order (src/resumable/). */
+  /**
+   * A resumable request's messages before its response, in order (src/resumable/), where the store keeps no
+   * log beside the record (TaskStore.append).
+   */
   readonly log?: readonly JsonObject[] | undefined
   /** A resumable request is cancelled and forgotten when no client came back for it by then (ms since the epoch). */
   readonly resumeBy?: number | undefined
@@ -74,7 +77,22 @@ export interface TaskStore {
    * the seed draft's `tasks/list` uses it, and a store without it (a Durable Object per task) has none.
    */
   list?(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string | undefined }>
+  /**
+   * Appends to the log kept beside a record (a resumable request's messages), which lives exactly as long as
+   * the record; resolves to the log's length after, or undefined when the record is gone. Optional, with
+   * `messages`: a store without them has the log rewritten inside the record with every message, which
+   * costs what the log has grown to.
+   */
+  append?(id: string, messages: readonly JsonObject[]): Promise<number | undefined>
+  /** The log beside a record from place `from` (0-based) on, and its whole length; empty when there is none. */
+  messages?(id: string, from: number): Promise<TaskLog>
   close?(): Promise<void>
+}
+
+/** Part of a record's log, and how long the whole is. */
+export interface TaskLog {
+  readonly messages: readonly JsonObject[]
+  readonly length: number
 }
 
 export interface MemoryTaskStoreOptions {
@@ -101,8 +119,11 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
   const tasks = new Map<string, TaskRecord>()
   /** Ids by owner, in creation order: what list pages through. */
   const owned = new Map<string, Set<string>>()
+  /** Logs beside records, by id: forgotten with them. */
+  const logs = new Map<string, JsonObject[]>()
   const forget = (task: TaskRecord) => {
     tasks.delete(task.id)
+    logs.delete(task.id)
     const ids = owned.get(task.owner)
     ids?.delete(task.id)
     if (ids?.size === 0) owned.delete(task.owner)
@@ -129,6 +150,8 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     async create(task) {
       if (live(task.id)) throw new Error(`task ${task.id} exists`)
       tasks.set(task.id, task)
+      // An expired record of the same id, not swept yet, takes its log with it.
+      logs.delete(task.id)
       let ids = owned.get(task.owner)
       if (!ids) owned.set(task.owner, (ids = new Set()))
       ids.add(task.id)
@@ -147,6 +170,17 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       tasks.set(task.id, task)
       return true
     },
+    async append(id, messages) {
+      if (!live(id)) return undefined
+      let log = logs.get(id)
+      if (!log) logs.set(id, (log = []))
+      log.push(...messages)
+      return log.length
+    },
+    async messages(id, from) {
+      const log = (live(id) && logs.get(id)) || []
+      return { messages: log.slice(from), length: log.length }
+    },
     async list(owner, cursor, limit) {
       const page: TaskRecord[] = []
       let started = cursor === undefined
@@ -164,6 +198,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     },
     async close() {
       owned.clear()
+      logs.clear()
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
       tasks.clear()

@@ -79,12 +79,19 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
     cancel.abort(new Error('The invocation running the task reached its deadline'))
     end({ error: { code: INTERNAL_ERROR, message: RAN_OUT } }, 'failed').catch((e) => runtime.report(e, { during: 'task deadline', requestId: id }))
   }, Math.max(0, host.deadline - Date.now()))
-  // A resumable request's messages are kept in order, and all of them before its response.
+  // A resumable request's messages are kept in order, and all of them before its response: those emitted
+  // while a batch is being kept go out together in the next.
   let kept = Promise.resolve()
+  let waiting: JsonRpcNotification[] = []
   const { journal } = service
   const emit = journal && (task.work as unknown as Work).resumable
     ? (message: JsonRpcNotification) => {
-      kept = kept.then(() => journal(runtime, service, id, message)).catch((e) => void runtime.report(e, { during: 'request log', requestId: id }))
+      if (waiting.push(message) > 1) return
+      kept = kept.then(() => {
+        const batch = waiting
+        waiting = []
+        return journal(runtime, service, id, batch)
+      }).catch((e) => void runtime.report(e, { during: 'request log', requestId: id }))
     }
     : () => {}
   try {
@@ -151,4 +158,5 @@ export const durableWork = (service: TaskService): DurableWork => ({
   async reap(runtime, id) {
     await change(runtime, service, id, (t) => reapLost(t, service.settings))
   },
+  stop: (id, reason) => service.running.get(id)?.abort(reason),
 })

@@ -19,8 +19,11 @@ export interface TaskService {
   readonly settings: TaskSettings
   /** Cancellations of the tasks running in this process, by id: a cancel arriving here aborts at once. */
   readonly running: Map<string, Cancellation>
-  /** Keeps a message a runner emitted (resumable requests); without it, runners' messages go nowhere. */
-  readonly journal?: ((runtime: Runtime, service: TaskService, id: string, message: JsonRpcNotification) => Promise<void>) | undefined
+  /**
+   * Keeps messages a runner emitted, in order (resumable requests): handed those that came while the last
+   * were being kept, all at once. Without it, runners' messages go nowhere.
+   */
+  readonly journal?: ((runtime: Runtime, service: TaskService, id: string, messages: readonly JsonRpcNotification[]) => Promise<void>) | undefined
 }
 
 /**
@@ -37,6 +40,8 @@ export interface DurableWork {
    * that makes (readTask), for a store whose records nobody may read again. Listen streams hear of it.
    */
   reap(runtime: Runtime, id: string): Promise<void>
+  /** Aborts the handler running the work at `id` in this process, if one is: a write elsewhere ended it. */
+  stop(id: string, reason: Error): void
 }
 
 /** The backplane topic of a task: listen streams that asked for it, and its runner, hear of its changes. */

@@ -92,6 +92,43 @@ export function describeTaskStore(name: string, store: () => TaskStore): void {
   })
 }
 
+/** For stores that keep a log beside each record (TaskStore.append and messages, for resumable requests). */
+export function describeTaskLog(name: string, store: () => TaskStore): void {
+  const message = (n: number) => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: n } })
+  describe(`TaskStore log: ${name}`, () => {
+    it('appends in order, batch after batch, and reads from any place on with the whole length', async () => {
+      const task = record()
+      await store().create(task)
+      expect(await store().messages!(task.id, 0)).toEqual({ messages: [], length: 0 })
+      expect(await store().append!(task.id, [message(1), message(2)])).toBe(2)
+      expect(await store().append!(task.id, [message(3)])).toBe(3)
+      expect(await store().messages!(task.id, 0)).toEqual({ messages: [message(1), message(2), message(3)], length: 3 })
+      expect(await store().messages!(task.id, 2)).toEqual({ messages: [message(3)], length: 3 })
+      expect(await store().messages!(task.id, 3)).toEqual({ messages: [], length: 3 })
+      // The record itself is not rewritten by an append.
+      expect(await store().get(task.id)).toEqual(task)
+    })
+
+    it('keeps nothing for a record it does not have', async () => {
+      const id = record().id
+      expect(await store().append!(id, [message(1)])).toBeUndefined()
+      expect(await store().messages!(id, 0)).toEqual({ messages: [], length: 0 })
+    })
+
+    it('lives as long as its record: kept while a put moves the expiry on, gone with the record', async () => {
+      const task = record({ expiresAt: Date.now() + 300 })
+      await store().create(task)
+      await store().append!(task.id, [message(1)])
+      expect(await store().put({ ...task, version: 2, expiresAt: Date.now() + 700 })).toBe(true)
+      await wait(400)
+      expect(await store().messages!(task.id, 0)).toEqual({ messages: [message(1)], length: 1 })
+      await wait(500)
+      expect(await store().messages!(task.id, 0)).toEqual({ messages: [], length: 0 })
+      expect(await store().append!(task.id, [message(2)])).toBeUndefined()
+    })
+  })
+}
+
 /** For stores that can list (TaskStore.list, used by the seed draft's tasks/list). */
 export function describeTaskListing(name: string, store: () => TaskStore): void {
   describe(`TaskStore listing: ${name}`, () => {

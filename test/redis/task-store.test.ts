@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { redisTaskStore } from '../../adapters/redis/index.js'
 import { REDIS_URL } from '../helpers/redis.js'
-import { describeTaskListing, describeTaskStore, record } from '../helpers/task-store.js'
+import { describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 
 const prefix = () => `test-${crypto.randomUUID()}:`
 const admin = new Redis(REDIS_URL)
@@ -16,6 +16,7 @@ afterAll(async () => {
 
 describeTaskStore('redis', () => store)
 describeTaskListing('redis', () => store)
+describeTaskLog('redis', () => store)
 
 /** PTTL read between two clock readings: the expiry Redis holds must be `expiresAt` itself. */
 async function expiryOf(key: string) {

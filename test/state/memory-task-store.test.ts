@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { memoryTaskStore } from '../../src/index.js'
 import { until } from '../helpers/async.js'
-import { describeTaskListing, describeTaskStore, record } from '../helpers/task-store.js'
+import { describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 
 const store = memoryTaskStore({ sweepMs: 50 })
 describeTaskStore('memory', () => store)
 describeTaskListing('memory', () => store)
+describeTaskLog('memory', () => store)
 
 describe('memory task store: what it holds', () => {
   it('sweeps out expired tasks and keeps live ones', async () => {

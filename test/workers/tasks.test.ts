@@ -8,11 +8,12 @@ import { describe, expect, it, vi } from 'vitest'
 import { createWorker, durableTaskStore, taskObject } from '../../adapters/cloudflare/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { createFetchHandler, McpServer, type TaskRecord, TASKS, tasks } from '../../src/index.js'
-import { describeTaskStore, record } from '../helpers/task-store.js'
+import { describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 import { META, mcpRequest } from './sse.js'
 
 const store = durableTaskStore({ namespace: () => env.MCP_TASKS })
 describeTaskStore('Durable Object per task', () => store)
+describeTaskLog('Durable Object per task', () => store)
 
 const TASK_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} }, elicitation: { form: {} } } }
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
