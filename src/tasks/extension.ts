@@ -83,59 +83,85 @@ const taskSettings = (options: TaskOptions): TaskSettings => ({
 /** The tasks extension of one runtime, its tasks in `store`. */
 function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtension {
   const service: TaskService = { store, settings, running: new Map() }
-
-  const call: MethodDescriptor<ToolCall> = {
-    ...callTool,
-    clientNeeds: (c, target) => {
-      const core = callTool.clientNeeds?.(c, target)
-      if (core || c.profile.tasks !== 'extension') return core
-      return target.entry.task === 'required' && !declared(c) ? NEEDS_TASKS : undefined
-    },
-    async run(c, target) {
-      const { entry, name, args } = target
-      if (!runsAsTask(c, entry.task)) return callTool.run(c, target)
-      const input = await checkArguments(entry, name, args)
-      if (!input.ok) return input.result
-      let seed: { answers: JsonObject; memo: JsonObject } | undefined
-      if (entry.beforeTask) {
-        // Input needed before the work is accepted is settled here, over multi-round-trip requests.
-        const before = await withInput(c, async (ctx) => {
-          const result = await invokeTool(c, entry, name, input.value, ctx, entry.beforeTask)
-          if (!result.isError) seed = { answers: ctx.openedRound?.gathered ?? {}, memo: ctx.openedRound?.memo ?? {} }
-          return result
-        })
-        if (!seed) return before
-      }
-      const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}) }
-      const holder = newHolder()
-      const task = newTask(settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
-      // Durable before it is announced: an immediate tasks/get on any instance finds it.
-      await service.store.create(task)
-      startTask(c.runtime, service, task, holder, hostOf(c))
-      return c.profile.tasks === 'core' ? { task: seedTask(c, task) } : { ...taskFields(task), resultType: 'task' }
+  return {
+    id: TASKS,
+    store: service.store,
+    work: durableWork(service),
+    methods: [taskCall(service), listTools, ...taskMethods(service)],
+    advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
+    listen: [taskIds],
+    async close(runtime) {
+      // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.
+      // A store that fails now is reported, and the handler is aborted all the same.
+      await Promise.all([...service.running].map(async ([id, running]) => {
+        try {
+          await change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The server shut down while the task ran' } }))
+        } catch (e) {
+          runtime.report(e, { during: 'task shutdown', requestId: id })
+        } finally {
+          running.abort(new Error('The server is shutting down'))
+        }
+      }))
     },
   }
+}
 
-  /**
-   * A task method: at 2026-07-28 only for requests that declared the extension, with Mcp-Name naming the
-   * task; the seed draft's core tasks need neither. `seed` is its draft form, where it differs.
-   */
-  const method = (name: string, run: MethodDescriptor['run'], seed?: MethodDescriptor['run'], era: 'extension' | 'core' | 'both' = 'both'): MethodDescriptor => {
-    // A method of one form only does not exist in the other: no header or capability rule applies to it there.
-    const has = (profile: Profile) => era === 'both' || profile.tasks === era
-    return {
-      method: name,
-      eras: ['modern'],
-      served: (runtime) => runtime.server.versions.some((v) => { const p = PROFILES.get(v); return p !== undefined && has(p) }),
-      nameParam: (profile) => (has(profile) && profile.tasks === 'extension' ? 'taskId' : undefined),
-      clientNeeds: (c) => (has(c.profile) && c.profile.tasks === 'extension' && !declared(c) ? NEEDS_TASKS : undefined),
-      run: (c, target) => {
-        if (!has(c.profile)) throw methodNotFound(name)
-        return (c.profile.tasks === 'core' && seed ? seed : run)(c, target)
-      },
+/** tools/call as the tasks extension serves it: a task tool asked for as one answers a CreateTaskResult. */
+const taskCall = (service: TaskService): MethodDescriptor<ToolCall> => ({
+  ...callTool,
+  clientNeeds: (c, target) => {
+    const core = callTool.clientNeeds?.(c, target)
+    if (core || c.profile.tasks !== 'extension') return core
+    return target.entry.task === 'required' && !declared(c) ? NEEDS_TASKS : undefined
+  },
+  async run(c, target) {
+    const { entry, name, args } = target
+    if (!runsAsTask(c, entry.task)) return callTool.run(c, target)
+    const input = await checkArguments(entry, name, args)
+    if (!input.ok) return input.result
+    let seed: { answers: JsonObject; memo: JsonObject } | undefined
+    if (entry.beforeTask) {
+      // Input needed before the work is accepted is settled here, over multi-round-trip requests.
+      const before = await withInput(c, async (ctx) => {
+        const result = await invokeTool(c, entry, name, input.value, ctx, entry.beforeTask)
+        if (!result.isError) seed = { answers: ctx.openedRound?.gathered ?? {}, memo: ctx.openedRound?.memo ?? {} }
+        return result
+      })
+      if (!seed) return before
     }
-  }
+    const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}) }
+    const holder = newHolder()
+    const task = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
+    // Durable before it is announced: an immediate tasks/get on any instance finds it.
+    await service.store.create(task)
+    startTask(c.runtime, service, task, holder, hostOf(c))
+    return c.profile.tasks === 'core' ? { task: seedTask(c, task) } : { ...taskFields(task), resultType: 'task' }
+  },
+})
 
+/**
+ * A task method: at 2026-07-28 only for requests that declared the extension, with Mcp-Name naming the
+ * task; the seed draft's core tasks need neither. `seed` is its draft form, where it differs.
+ */
+const method = (name: string, run: MethodDescriptor['run'], seed?: MethodDescriptor['run'], era: 'extension' | 'core' | 'both' = 'both'): MethodDescriptor => {
+  // A method of one form only does not exist in the other: no header or capability rule applies to it there.
+  const has = (profile: Profile) => era === 'both' || profile.tasks === era
+  return {
+    method: name,
+    eras: ['modern'],
+    served: (runtime) => runtime.server.versions.some((v) => { const p = PROFILES.get(v); return p !== undefined && has(p) }),
+    nameParam: (profile) => (has(profile) && profile.tasks === 'extension' ? 'taskId' : undefined),
+    clientNeeds: (c) => (has(c.profile) && c.profile.tasks === 'extension' && !declared(c) ? NEEDS_TASKS : undefined),
+    run: (c, target) => {
+      if (!has(c.profile)) throw methodNotFound(name)
+      return (c.profile.tasks === 'core' && seed ? seed : run)(c, target)
+    },
+  }
+}
+
+/** The task methods of both forms, over one runtime's tasks. */
+function taskMethods(service: TaskService): MethodDescriptor[] {
+  const { settings } = service
   const get = method('tasks/get', async (c) => detailedTask(await readTask(c, service)), async (c) => seedTask(c, await readTask(c, service)))
 
   const respond = async (c: Call, taskId: unknown) => {
@@ -163,61 +189,41 @@ function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtensio
     await cancelTask(c, service, await ownTask(service, c.params, c.principal))
     return {}
   }, (c) => seedCancel(c, service))
+  return [get, update, cancel, inputResponse, result, list]
+}
 
-  // The seed draft shows on each tool whether it runs as a task.
-  const listTools: MethodDescriptor = {
-    ...coreListTools,
-    run: async (c) => {
-      const page = (await coreListTools.run(c, undefined))!
-      if (c.profile.tasks !== 'core') return page
-      const tools = (page.tools as Tool[]).map((tool) => {
-        const support = c.runtime.server.find('tool', tool.name, c)?.task
-        return support ? { ...tool, execution: { taskSupport: support } } : tool
-      })
-      return { ...page, tools }
-    },
-  }
+// The seed draft shows on each tool whether it runs as a task.
+const listTools: MethodDescriptor = {
+  ...coreListTools,
+  run: async (c) => {
+    const page = (await coreListTools.run(c, undefined))!
+    if (c.profile.tasks !== 'core') return page
+    const tools = (page.tools as Tool[]).map((tool) => {
+      const support = c.runtime.server.find('tool', tool.name, c)?.task
+      return support ? { ...tool, execution: { taskSupport: support } } : tool
+    })
+    return { ...page, tools }
+  },
+}
 
-  const taskIds: ListenField = {
-    key: 'taskIds',
-    honour(value, c) {
-      if (value === undefined) return undefined
-      if (c.profile.tasks === 'extension' && !declared(c)) {
-        throw new McpError(c.profile.missingCapabilityCode, `notifications.taskIds needs the ${TASKS} extension declared`, { requiredCapabilities: NEEDS_TASKS })
-      }
-      if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw invalidParams('notifications.taskIds must be an array of task ids')
-      if (value.length > MAX_TASK_SUBSCRIPTIONS) throw invalidParams(`notifications.taskIds may name at most ${MAX_TASK_SUBSCRIPTIONS} tasks`)
-      const ids = [...new Set(value as string[])]
-      return { value: ids, topics: ids.map(taskTopic) }
-    },
-    notifications(event, _honoured, c) {
-      // Changes carry their owner: another principal's task is never relayed, whatever ids were asked for.
-      const data = event?.data
-      if (!data || data.owner !== (c.principal ?? '') || !isObject(data.task)) return []
-      if (c.profile.tasks === 'core') return [{ method: 'notifications/tasks/status', params: seedStatus(data.task) }]
-      return [{ method: 'notifications/tasks', params: data.task }]
-    },
-  }
-
-  return {
-    id: TASKS,
-    store: service.store,
-    work: durableWork(service),
-    methods: [call, listTools, get, update, cancel, inputResponse, result, list],
-    advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
-    listen: [taskIds],
-    async close(runtime) {
-      // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.
-      // A store that fails now is reported, and the handler is aborted all the same.
-      await Promise.all([...service.running].map(async ([id, running]) => {
-        try {
-          await change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: 'The server shut down while the task ran' } }))
-        } catch (e) {
-          runtime.report(e, { during: 'task shutdown', requestId: id })
-        } finally {
-          running.abort(new Error('The server is shutting down'))
-        }
-      }))
-    },
-  }
+/** The listen filter's `taskIds`: changes of the asker's own tasks. */
+const taskIds: ListenField = {
+  key: 'taskIds',
+  honour(value, c) {
+    if (value === undefined) return undefined
+    if (c.profile.tasks === 'extension' && !declared(c)) {
+      throw new McpError(c.profile.missingCapabilityCode, `notifications.taskIds needs the ${TASKS} extension declared`, { requiredCapabilities: NEEDS_TASKS })
+    }
+    if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw invalidParams('notifications.taskIds must be an array of task ids')
+    if (value.length > MAX_TASK_SUBSCRIPTIONS) throw invalidParams(`notifications.taskIds may name at most ${MAX_TASK_SUBSCRIPTIONS} tasks`)
+    const ids = [...new Set(value as string[])]
+    return { value: ids, topics: ids.map(taskTopic) }
+  },
+  notifications(event, _honoured, c) {
+    // Changes carry their owner: another principal's task is never relayed, whatever ids were asked for.
+    const data = event?.data
+    if (!data || data.owner !== (c.principal ?? '') || !isObject(data.task)) return []
+    if (c.profile.tasks === 'core') return [{ method: 'notifications/tasks/status', params: seedStatus(data.task) }]
+    return [{ method: 'notifications/tasks', params: data.task }]
+  },
 }
