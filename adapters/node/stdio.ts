@@ -4,6 +4,7 @@ import {
   type JsonRpcNotification, type JsonRpcRequest,
 } from '../../src/core.js'
 import { ERROR, McpError, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
+import { LineSplitter } from './lines.js'
 
 export interface StdioOptions extends RuntimeOptions {
   input?: Readable | undefined
@@ -101,31 +102,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     else onRequest(incoming.message)
   }
 
-  // Lines are split by hand, in bytes, so that one endless line cannot take all memory.
-  let pending: Buffer[] = []
-  let pendingBytes = 0
-  let overflow = false
-  const onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
-    let newline: number
-    while ((newline = data.indexOf(0x0a)) >= 0) {
-      const line = Buffer.concat([...pending, data.subarray(0, newline)])
-      pending = []
-      pendingBytes = 0
-      data = data.subarray(newline + 1)
-      if (overflow) overflow = false
-      else if (line.byteLength <= limit) onLine(line.toString('utf8'))
-      else tooLong()
-    }
-    pendingBytes += data.byteLength
-    if (pendingBytes > limit) {
-      if (!overflow) tooLong()
-      overflow = true
-      pending = []
-      pendingBytes = 0
-    } else if (data.byteLength > 0) pending.push(data)
-  }
-  const tooLong = () => write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`)))
+  const lines = new LineSplitter(limit, onLine, () => write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`))))
+  const onData = (chunk: Buffer | string) => lines.push(chunk)
 
   let finish!: () => void
   const closed = new Promise<void>((resolve) => (finish = resolve))
@@ -151,7 +129,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   input.on('data', onData)
   input.once('end', () => {
-    if (pendingBytes > 0 && !overflow) onLine(Buffer.concat(pending).toString('utf8'))
+    lines.end()
     void close(options.shutdownGraceMs ?? 2000)
   })
   return { closed, close: () => close(), notify: runtime.notify }
