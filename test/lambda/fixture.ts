@@ -33,3 +33,18 @@ export const brokenBody = awslambda()!.streamifyResponse(async (_event: unknown,
   })
   await send(stream, () => ({ statusCode: 200, headers: { 'content-type': 'text/plain' } }), body, { flushBytes: 0, stop: new AbortController().signal }).catch(() => {})
 })
+
+/**
+ * The same server, its handler made where no `awslambda` global is defined (a runtime that has none): the
+ * handler then carries the streaming marker the runtime client reads itself.
+ */
+export const withoutGlobal = (() => {
+  const scope = globalThis as { awslambda?: unknown }
+  const defined = scope.awslambda
+  delete scope.awslambda
+  try {
+    return createLambdaHandler(server, { extensions: [tasks()] })
+  } finally {
+    scope.awslambda = defined
+  }
+})()

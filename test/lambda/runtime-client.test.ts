@@ -127,3 +127,20 @@ describe('a body stream that fails midway, under the real runtime client', () =>
     expect(broken.environments.map((e) => `${e.pid}/${e.starts}`).join()).toBe(before)
   })
 })
+
+describe('a handler made without the awslambda global, under the real runtime client', () => {
+  let bare: LocalFunction
+  beforeAll(async () => {
+    bare = await startFunction('test/lambda/fixture.ts', 'fixture-bare', { handler: 'fixture.withoutGlobal', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+  }, 60_000)
+  afterAll(() => bare?.close())
+
+  it('is called as a streaming handler all the same: progress, then the result, on one stream', async () => {
+    const params = { name: 'test_tool_with_progress', arguments: {}, _meta: META_2026({}, { progressToken: 'p' }) }
+    const res = await fetch(bare.url, { method: 'POST', headers: modernHeaders('tools/call', { name: params.name }), body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params }) })
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
+    const messages: Record<string, unknown>[] = []
+    for await (const m of sseMessages(res.body!)) messages.push(m)
+    expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'result'])
+  })
+})
