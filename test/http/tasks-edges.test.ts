@@ -6,7 +6,7 @@
  * schema by `rpc`.
  */
 import { describe, expect, it } from 'vitest'
-import { type Backplane, bearerAuth, createFetchHandler, type ErrorContext, McpServer, memoryBackplane, memoryTaskStore, type RuntimeContext, TASKS, tasks, type TaskStore } from '../../src/index.js'
+import { type Backplane, bearerAuth, createFetchHandler, type ErrorContext, McpServer, memoryBackplane, memoryTaskStore, resumable, type RuntimeContext, TASKS, tasks, type TaskStore } from '../../src/index.js'
 import { createRuntime, tasksOf } from '../../src/core.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred, until } from '../helpers/async.js'
@@ -32,6 +32,16 @@ describe('tasks: which calls become tasks', () => {
     const client = taskClient(instance({ extensions: [tasks({ ttlMs: 120_000, leaseMs: 30_000 })] }))
     const { result } = await client.send('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })
     expect(result!.ttlMs).toBe(150_000)
+  })
+
+  it('refuses to start a server with a task tool unless tasks() is among its extensions, naming the tool', () => {
+    const server = new McpServer({ name: 't', version: '1' }).tool('plain', {}, () => 'plain').tool('report', { task: 'optional' }, () => 'done')
+    const refusal = 'tool "report" is declared with `task`, but tasks are not served: add tasks() to the extensions'
+    expect(() => createFetchHandler(server)).toThrow(refusal)
+    expect(() => createFetchHandler(server, { extensions: [resumable()] })).toThrow(refusal)
+    expect(createFetchHandler(server, { extensions: [tasks()] }).summary.tasks).toBe('memory')
+    // Without a task tool, nothing is asked for and tasks are not served.
+    expect(createFetchHandler(new McpServer({ name: 'p', version: '1' }).tool('plain', {}, () => 'plain')).summary.tasks).toBeUndefined()
   })
 
   it('names the setting it refuses at start-up', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createWorker, type McpHub } from '../../adapters/cloudflare/index.js'
 import { until } from '../helpers/async.js'
 import { shardOf } from '../../src/core.js'
-import { listChanged, McpServer } from '../../src/index.js'
+import { listChanged, McpServer, tasks } from '../../src/index.js'
 import { META, mcpRequest, sseReader } from './sse.js'
 
 const SECRET = { MCP_REQUEST_STATE_SECRET: 'worker-options-secret-0123456789abcdef' }
@@ -70,6 +70,12 @@ describe('a Worker\'s vars', () => {
 })
 
 describe('a Worker\'s bindings and paths', () => {
+  it('refuses at once, before any request brings bindings, a task tool without tasks()', () => {
+    const tasked = new McpServer({ name: 'tasked', version: '1.0.0' }).tool('report', { task: 'required' }, () => 'done')
+    expect(() => createWorker(tasked)).toThrow('tool "report" is declared with `task`, but tasks are not served')
+    expect(() => createWorker(tasked, { extensions: [tasks()] })).not.toThrow()
+  })
+
   it('answers at `path` instead of /mcp when given one', async () => {
     const worker = createWorker(server, { path: '/api/mcp' })
     const at = async (url: string) => (await worker.fetch(new Request(url, mcpRequest('tools/list', {})), { ...SECRET }, createExecutionContext())).status
