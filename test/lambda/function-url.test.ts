@@ -56,7 +56,8 @@ describe('examples/everything on the local function URL', () => {
     expect(taskProblems(results)).toEqual([])
   }, 240_000)
 
-  it('streams progress as it happens, through the hold Lambda puts on small writes', async () => {
+  // Timed, so not under StrykerJS, whose parallel runs on a loaded machine bunch the arrivals up.
+  it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('streams progress as it happens, through the hold Lambda puts on small writes', async () => {
     const client = await connect()
     // Once untimed: the test's own schema validators compile on the first message of each kind.
     await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onprogress: () => {} })
