@@ -166,3 +166,55 @@ describe('event planners', () => {
     })
   })
 })
+
+describe('a Lambda handler\'s settings from the function\'s environment', () => {
+  const plain = new McpServer({ name: 'env', version: '1.0.0' }).tool('plain', { description: 'answers' }, () => 'plain')
+  /** A handler made with these environment variables set (and the rest as they were), and the warnings it printed. */
+  function made(env: Record<string, string>, options: Parameters<typeof createBufferedLambdaHandler>[1] = {}) {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+    const warnings: unknown[] = []
+    const warn = console.warn
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(' '))
+    Object.assign(process.env, env)
+    try {
+      return { handler: createBufferedLambdaHandler(plain, options), warnings }
+    } finally {
+      console.warn = warn
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+  const asked = (host: string, origin?: string) => {
+    const event = httpApiEvent('tools/list')
+    return { ...event, headers: { ...event.headers, host, ...(origin ? { origin } : {}) } }
+  }
+
+  it('takes MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS as comma-separated lists, spaces aside', async () => {
+    const { handler } = made({ MCP_ALLOWED_HOSTS: ' mcp.example.com , api.example.com ', MCP_ALLOWED_ORIGINS: ' https://app.example , https://other.example' })
+    expect((await handler(asked('api.example.com'), context())).statusCode).toBe(200)
+    expect((await handler(asked('evil.example'), context())).statusCode).toBe(403)
+    expect((await handler(asked('mcp.example.com', 'https://other.example'), context())).statusCode).toBe(200)
+    expect((await handler(asked('mcp.example.com', 'https://evil.example'), context())).statusCode).toBe(403)
+  })
+
+  it('serves any Host without MCP_ALLOWED_HOSTS (a function URL routes by its own name), but options win over the environment', async () => {
+    expect((await made({ MCP_ALLOWED_HOSTS: '' }).handler(asked('anything.example'), context())).statusCode).toBe(200)
+    const { handler } = made({ MCP_ALLOWED_HOSTS: 'env.example', MCP_ALLOWED_ORIGINS: 'https://env.example' }, { allowedHosts: ['option.example'], allowedOrigins: ['https://option.example'] })
+    expect((await handler(asked('env.example'), context())).statusCode).toBe(403)
+    expect((await handler(asked('option.example', 'https://env.example'), context())).statusCode).toBe(403)
+    expect((await handler(asked('option.example', 'https://option.example'), context())).statusCode).toBe(200)
+  })
+
+  it('warns once made without a requestState secret, and not with MCP_REQUEST_STATE_SECRET or the option', () => {
+    expect(made({ MCP_REQUEST_STATE_SECRET: '' }).warnings).toEqual([expect.stringMatching(/^mcp-edge: no MCP_REQUEST_STATE_SECRET: /)])
+    expect(made({ MCP_REQUEST_STATE_SECRET: 'env-secret-0123456789abcdef0123456789' }).warnings).toEqual([])
+    expect(made({ MCP_REQUEST_STATE_SECRET: '' }, { requestState: { secret: 'option-secret-0123456789abcdef01234567' } }).warnings).toEqual([])
+  })
+
+  it('answers 400 with a JSON-RPC error for an event no Request can be made of (a header value with a line break)', async () => {
+    const event = httpApiEvent('tools/list')
+    const result = await made({}).handler({ ...event, headers: { ...event.headers, 'x-broken': 'a\nb' } }, context())
+    expect(result.statusCode).toBe(400)
+    expect(JSON.parse(result.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Bad request: /) } })
+  })
+})
