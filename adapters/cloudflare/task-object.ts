@@ -163,7 +163,7 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
     // The runner would notice at its next lease renewal; its handler is aborted now (its closing write is
     // a no-op on a task that has ended).
     if (this.running > 0 && this.#runtime && before && !isTerminal(before.status) && isTerminal(task.status)) {
-      this.#work(this.#runtime, task).stop(task.id, new Error(task.status === 'cancelled' ? 'The task was cancelled' : `The task has ended (${task.status})`))
+      this.#work(this.#runtime, task).stop(task.id, task.status)
     }
     return true
   }

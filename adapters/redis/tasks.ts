@@ -124,7 +124,8 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore &
       return length ?? undefined
     },
     async messages(id, from) {
-      const [[, listed], [, length]] = (await redis.multi().lrange(log(id), from, -1).llen(log(id)).exec())! as [[unknown, string[]], [unknown, number]]
+      const [[failed, listed], [, length]] = (await redis.multi().lrange(log(id), from, -1).llen(log(id)).exec())! as [[Error | null, string[]], [unknown, number]]
+      if (failed) throw failed
       return { messages: listed.map((m) => JSON.parse(m) as JsonObject), length }
     },
     async list(owner, cursor, limit) {

@@ -59,8 +59,7 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   service.running.set(id, cancel)
   // A cancel served by another instance is announced on the backplane: abort at once rather than at the
   // next renewal. Not awaited: the handler need not wait for the subscription to start.
-  const ended = (status: TaskStatus | undefined) =>
-    cancel.abort(new Error(status === 'cancelled' ? 'The task was cancelled' : `The task has ended (${status ?? 'gone'})`))
+  const ended = (status: TaskStatus | undefined) => cancel.abort(endedBy(status))
   const watching = runtime.backplane.subscribe([taskTopic(id)], (event) => {
     const task = isResync(event) ? undefined : event.data?.task
     const status = isObject(task) ? task.status : undefined
@@ -148,9 +147,12 @@ async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation,
 
 const errorObject = (e: McpError): JsonObject => (e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data as JsonObject })
 
+/** Why a runner's handler is aborted when its task ended elsewhere (undefined: the record is gone). */
+const endedBy = (status: TaskStatus | undefined): Error =>
+  new Error(status === 'cancelled' ? 'The task was cancelled' : `The task has ended (${status ?? 'gone'})`)
+
 /** The durable work of one service, for the extension that owns it. */
 export const durableWork = (service: TaskService): DurableWork => ({
-  store: service.store,
   async run(runtime, id, holder, host) {
     const task = await service.store.get(id)
     if (task) await runTask(runtime, service, task, holder, host)
@@ -158,5 +160,5 @@ export const durableWork = (service: TaskService): DurableWork => ({
   async reap(runtime, id) {
     await change(runtime, service, id, (t) => reapLost(t, service.settings))
   },
-  stop: (id, reason) => service.running.get(id)?.abort(reason),
+  stop: (id, status) => service.running.get(id)?.abort(endedBy(status)),
 })

@@ -2,7 +2,7 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Call, Runtime } from '../exchange/types.js'
 import type { Cancellation } from '../exchange/cancellation.js'
-import type { TaskRecord, TaskStore } from '../state/tasks.js'
+import type { TaskRecord, TaskStatus, TaskStore } from '../state/tasks.js'
 import { detailedTask, finish, reapLost, TASK_ID, type TaskSettings } from './records.js'
 
 /** What a task runner borrows from the request that started it: bindings, keep-alive and its time limit. */
@@ -31,8 +31,6 @@ export interface TaskService {
  * (the task Durable Object): run it for the holder of its lease, or fail it once its runner was lost.
  */
 export interface DurableWork {
-  /** Where its records are kept. */
-  readonly store: TaskStore
   /** Runs the work at `id`, leased to `holder`, here: to its next stop (an outcome, or input it waits for). */
   run(runtime: Runtime, id: string, holder: string, host: TaskHost): Promise<void>
   /**
@@ -40,8 +38,8 @@ export interface DurableWork {
    * that makes (readTask), for a store whose records nobody may read again. Listen streams hear of it.
    */
   reap(runtime: Runtime, id: string): Promise<void>
-  /** Aborts the handler running the work at `id` in this process, if one is: a write elsewhere ended it. */
-  stop(id: string, reason: Error): void
+  /** Aborts the handler running the work at `id` in this process, if one is: a write elsewhere ended it with `status`. */
+  stop(id: string, status: TaskStatus): void
 }
 
 /** The backplane topic of a task: listen streams that asked for it, and its runner, hear of its changes. */

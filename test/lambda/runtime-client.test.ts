@@ -110,10 +110,13 @@ describe('Lambda under the real runtime client', () => {
   })
 })
 
+/** Another handler of the fixture bundle, in one environment of its own. */
+const alone = (name: string, handler: string) => startFunction('test/lambda/fixture.ts', name, { handler, instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+
 describe('a body stream that fails midway, under the real runtime client', () => {
   let broken: LocalFunction
   beforeAll(async () => {
-    broken = await startFunction('test/lambda/fixture.ts', 'fixture-broken', { handler: 'fixture.brokenBody', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+    broken = await alone('fixture-broken', 'fixture.brokenBody')
   }, 60_000)
   afterAll(() => broken?.close())
 
@@ -131,7 +134,7 @@ describe('a body stream that fails midway, under the real runtime client', () =>
 describe('a handler made without the awslambda global, under the real runtime client', () => {
   let bare: LocalFunction
   beforeAll(async () => {
-    bare = await startFunction('test/lambda/fixture.ts', 'fixture-bare', { handler: 'fixture.withoutGlobal', instances: 1, maxInstances: 1, timeoutMs: TIMEOUT_MS })
+    bare = await alone('fixture-bare', 'fixture.withoutGlobal')
   }, 60_000)
   afterAll(() => bare?.close())
 
