@@ -1,5 +1,5 @@
-import { Validator } from '@cfworker/json-schema'
 import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
+import { compileJsonSchema, MAX_ISSUES } from './json-schema/compile.js'
 
 /**
  * The subset of Standard Schema (https://standardschema.dev) this package relies on: `validate`, and, for
@@ -36,14 +36,9 @@ export interface CompiledSchema {
   validate(value: unknown): Checked | Promise<Checked>
 }
 
-const MAX_ISSUES = 20
-
 const isStandard = (s: unknown): s is StandardSchema => isObject(s) && isObject((s as JsonObject)['~standard'])
 
-/**
- * Compiles once, at definition time. JSON Schemas are validated by @cfworker/json-schema, which interprets
- * the schema instead of generating code, so it runs where eval is forbidden (Workers).
- */
+/** Compiles once, at definition time: a schema that cannot be followed fails the definition, not a call. */
 export function compileSchema(schema: SchemaInput, role: 'input' | 'output', where: string, json?: JsonObject): CompiledSchema {
   if (isStandard(schema)) {
     const std = schema['~standard']
@@ -60,17 +55,18 @@ export function compileSchema(schema: SchemaInput, role: 'input' | 'output', whe
     }
   }
   if (!isObject(schema)) throw new Error(`${where}: a schema must be a Standard Schema or a JSON Schema object`)
-  // Short-circuit: hostile input could otherwise make thousands of errors (one per array item) to collect.
-  const validator = new Validator(schema as never, '2020-12', true)
+  let check: ReturnType<typeof compileJsonSchema>
+  try {
+    check = compileJsonSchema(schema)
+  } catch (e) {
+    throw new Error(`${where}: invalid JSON Schema: ${(e as Error).message}`)
+  }
   return {
     json: json ?? schema,
     validate(value) {
-      const result = validator.validate(value)
-      if (result.valid) return { ok: true, value }
-      // The deepest error says what is wrong; the ones above it only repeat that a subschema failed.
-      const errors = result.errors.slice(0, MAX_ISSUES)
-      const leaves = errors.filter((e) => !errors.some((o) => o !== e && o.keywordLocation.startsWith(`${e.keywordLocation}/`)))
-      return { ok: false, issues: leaves.map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.slice(2)}: `}${e.error}`) }
+      const issues = check(value)
+      if (issues.length === 0) return { ok: true, value }
+      return { ok: false, issues: issues.map((i) => (i.at ? `${i.at.slice(1)}: ${i.message}` : i.message)) }
     },
   }
 }
