@@ -91,7 +91,6 @@ function answer(fetch: (request: Request) => Promise<Response>, makeRequest: () 
       late = true
       resolve(own(errorResponse(undefined, internalError('The function ran out of time before the answer was ready')), 504))
     }
-    if (stop.aborted) return expire()
     stop.addEventListener('abort', expire, { once: true })
     fetch(request).then(
       (response) => (late ? void response.body?.cancel().catch(() => {}) : resolve({ response, own: false })),

@@ -3,39 +3,9 @@
  * node:stream Writable as the runtime's is: the prelude where no awslambda global writes it, the batching and
  * padding that get small writes past Lambda's hold, backpressure, and ending on every path.
  */
-import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { send } from '../../adapters/lambda/stream.js'
-
-/** A Writable that records what send() wrote (each call) and what reached the sink together (corked writes arrive as one batch). */
-class Recorder extends Writable {
-  readonly calls: string[] = []
-  readonly batches: string[][] = []
-  contentType: string | undefined
-  constructor(readonly delayMs = 0, highWaterMark = 1 << 20) {
-    super({ highWaterMark, decodeStrings: true })
-  }
-  override write(chunk: string | Uint8Array): boolean {
-    this.calls.push(Buffer.from(chunk).toString('latin1'))
-    return super.write(chunk)
-  }
-  override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {
-    this.batches.push(chunks.map(({ chunk }) => chunk.toString('latin1')))
-    if (this.delayMs > 0) setTimeout(() => done(), this.delayMs)
-    else done()
-  }
-  override _write(chunk: Buffer, _encoding: string, done: (error?: Error | null) => void): void {
-    this._writev([{ chunk }], done)
-  }
-  setContentType(type: string): void {
-    this.contentType = type
-  }
-  /** The bytes of the body: everything after the prelude and its 8 NULs. */
-  body(): string {
-    const all = this.calls.join('')
-    return all.slice(all.indexOf('\0'.repeat(8)) + 8)
-  }
-}
+import { Recorder } from '../helpers/recorder.js'
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const PRELUDE = { statusCode: 200, headers: { 'content-type': 'text/event-stream' } }

@@ -1,0 +1,92 @@
+/**
+ * The streaming Lambda handler (createLambdaHandler) called in this process as the runtime calls it: a function
+ * URL event, a real Writable as its response stream, a context with the remaining time. runtime-client.test.ts
+ * runs the same handler under the real runtime client; this one reaches what only a child saw before.
+ */
+import { describe, expect, it } from 'vitest'
+import { createLambdaHandler, type LambdaContext } from '../../adapters/lambda/index.js'
+import { McpServer } from '../../src/index.js'
+import { Recorder } from '../helpers/recorder.js'
+import { META_2026, modernHeaders } from '../helpers/server.js'
+
+const context = (remainingMs = 10_000): LambdaContext => ({ getRemainingTimeInMillis: () => remainingMs })
+
+/** A function URL event (payload 2.0) for one JSON-RPC request. */
+function urlEvent(method: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}) {
+  return {
+    version: '2.0', rawPath: '/mcp', rawQueryString: '',
+    headers: { ...modernHeaders(method, params), host: 'abc.lambda-url.eu-west-1.on.aws' },
+    requestContext: { domainName: 'abc.lambda-url.eu-west-1.on.aws', http: { method: 'POST', path: '/mcp', sourceIp: '203.0.113.9' } },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META_2026({}, meta) } }), isBase64Encoded: false,
+  }
+}
+
+/** What went out: the prelude (JSON before the 8 NULs) and the body after it. */
+function output(out: Recorder) {
+  const all = out.calls.join('')
+  const at = all.indexOf('\0'.repeat(8))
+  return { prelude: JSON.parse(all.slice(0, at)) as { statusCode: number; headers: Record<string, string> }, body: all.slice(at + 8) }
+}
+
+/** Reports progress three times, 50 ms apart, then answers; `text` answers at once. */
+const server = () => new McpServer({ name: 'streaming', version: '1.0.0' })
+  .tool('report', {}, async (_args, ctx) => {
+    for (const step of [1, 2, 3]) {
+      ctx.progress(step, 3)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    return 'Progress complete'
+  })
+  .tool('text', {}, () => 'plain')
+const progress = urlEvent('tools/call', { name: 'report', arguments: {} }, { progressToken: 't' })
+
+describe('streaming handler, in process', () => {
+  it('streams progress then the result, topped up to 16 KiB after each pause so that Lambda passes it on', async () => {
+    const out = new Recorder()
+    const ctx = context()
+    await createLambdaHandler(server())(progress, out, ctx)
+    const { prelude, body } = output(out)
+    expect(prelude).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/event-stream' } })
+    expect(body.indexOf('notifications/progress')).toBeLessThan(body.indexOf('Progress complete'))
+    // Three pauses of 50 ms between the reports: each burst padded to 16,384 bytes.
+    expect(body.length).toBeGreaterThanOrEqual(2 * 16_384)
+    expect(out.writableEnded).toBe(true)
+    expect(ctx.callbackWaitsForEmptyEventLoop).toBe(false)
+  })
+
+  it('pads nothing with flushBytes 0, nor a JSON answer', async () => {
+    const bare = new Recorder()
+    await createLambdaHandler(server(), { flushBytes: 0 })(progress, bare, context())
+    expect(output(bare).body.length).toBeLessThan(2_000)
+    const json = new Recorder()
+    await createLambdaHandler(server())(urlEvent('tools/call', { name: 'text', arguments: {} }), json, context())
+    const { prelude, body } = output(json)
+    expect(prelude.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(body)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'plain' }] } })
+  })
+
+  it('a handler still running at the deadline: a 504 with a JSON-RPC error goes out, and the invocation ends', async () => {
+    const stuck = new McpServer({ name: 'stuck', version: '1.0.0' }).tool('never', {}, () => new Promise<string>(() => {}))
+    const out = new Recorder()
+    await createLambdaHandler(stuck, { deadlineMarginMs: 200 })(urlEvent('tools/call', { name: 'never', arguments: {} }), out, context(300))
+    const { prelude, body } = output(out)
+    expect(prelude.statusCode).toBe(504)
+    expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: 'The function ran out of time before the answer was ready' } })
+    expect(out.writableEnded).toBe(true)
+  })
+
+  it('a stream still open at the deadline is ended there, with what it had written', async () => {
+    const stuck = new McpServer({ name: 'stuck', version: '1.0.0' }).tool('hangs', {}, (_args, ctx) => {
+      ctx.progress(1, 2)
+      return new Promise<string>(() => {})
+    })
+    const out = new Recorder()
+    const event = urlEvent('tools/call', { name: 'hangs', arguments: {} }, { progressToken: 't' })
+    const ended = createLambdaHandler(stuck, { deadlineMarginMs: 200 })(event, out, context(300)).then(() => 'ended')
+    expect(await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('still running'), 2_000))])).toBe('ended')
+    const { prelude, body } = output(out)
+    expect(prelude.statusCode).toBe(200)
+    expect(body).toContain('notifications/progress')
+    expect(out.writableEnded).toBe(true)
+  })
+})
