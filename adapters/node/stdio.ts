@@ -28,6 +28,22 @@ export interface StdioServer {
 
 interface InFlight { readonly cancel: Cancellation; readonly done: Promise<void>; readonly stream: boolean }
 
+/** A line as a JSON-RPC message; undefined for a blank one, or once the error saying what is wrong went out. */
+function readLine(line: string, write: (message: unknown) => void): ReturnType<typeof classify> | undefined {
+  if (line.trim() === '') return undefined
+  let body: unknown
+  try {
+    body = JSON.parse(line)
+  } catch {
+    return void write(errorResponse(undefined, new McpError(ERROR.PARSE, 'Parse error: the line is not valid JSON')))
+  }
+  try {
+    return classify(body)
+  } catch (e) {
+    return void write(errorResponse(readId(body), e as McpError))
+  }
+}
+
 /**
  * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, through the same exchange core as HTTP.
  * Requests run concurrently; `notifications/cancelled` from the client cancels a request or a subscription;
@@ -85,21 +101,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   }
 
   const onLine = (line: string) => {
-    if (line.trim() === '') return
-    let body: unknown
-    try {
-      body = JSON.parse(line)
-    } catch {
-      return write(errorResponse(undefined, new McpError(ERROR.PARSE, 'Parse error: the line is not valid JSON')))
-    }
-    let incoming: ReturnType<typeof classify>
-    try {
-      incoming = classify(body)
-    } catch (e) {
-      return write(errorResponse(readId(body), e as McpError))
-    }
-    if (incoming.kind === 'notification') onNotification(incoming.message)
-    else onRequest(incoming.message)
+    const incoming = readLine(line, write)
+    if (incoming?.kind === 'notification') onNotification(incoming.message)
+    else if (incoming) onRequest(incoming.message)
   }
 
   const lines = new LineSplitter(limit, onLine, () => write(errorResponse(undefined, new McpError(ERROR.INVALID_REQUEST, `Message exceeds ${limit} bytes`))))

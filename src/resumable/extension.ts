@@ -64,6 +64,29 @@ export function resumable(options: ResumableOptions = {}): ExtensionPlan {
   return { id: RESUMABLE, store: options.store, build: (store) => resumableRequests(options, options.store ?? store ?? memoryTaskStore()) }
 }
 
+/** `requests/getStatus`: where a resumable request stands, and whether its client has messages to fetch. */
+function statusMethod(service: TaskService, waitMs: number): MethodDescriptor {
+  return {
+    method: 'requests/getStatus',
+    eras: ['modern'],
+    async run(c) {
+      const requestId = c.params.requestId
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') throw invalidParams('params.requestId must be a string or a number')
+      const id = await openToken(c.runtime, requireString(c.params, 'resumeToken'), requestId, c.principal)
+      const { task } = await change(c.runtime, service, id, (t) => waited(t, waitMs))
+      if (!task) throw invalidParams('The request has expired: no client came back for it in time')
+      const sent = task.sent ?? 0
+      const messages = (await readLog(service.store, task, sent)).length + (requestStatus(task) === 'processing' ? 0 : 1)
+      return {
+        requestId,
+        status: requestStatus(task),
+        hasPendingMessage: sent < messages,
+        hasInputRequest: task.status === 'completed' && task.result?.resultType === 'input_required',
+      }
+    },
+  }
+}
+
 /** The resumable-requests extension of one runtime, its requests kept in `store`. */
 function resumableRequests(options: ResumableOptions, store: TaskStore): ResumableExtension {
   const waitMs = options.maxWaitMs ?? 60_000
@@ -107,32 +130,12 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
     },
   }
 
-  const getStatus: MethodDescriptor = {
-    method: 'requests/getStatus',
-    eras: ['modern'],
-    async run(c) {
-      const requestId = c.params.requestId
-      if (typeof requestId !== 'string' && typeof requestId !== 'number') throw invalidParams('params.requestId must be a string or a number')
-      const id = await openToken(c.runtime, requireString(c.params, 'resumeToken'), requestId, c.principal)
-      const { task } = await change(c.runtime, service, id, (t) => waited(t, waitMs))
-      if (!task) throw invalidParams('The request has expired: no client came back for it in time')
-      const sent = task.sent ?? 0
-      const messages = (await readLog(service.store, task, sent)).length + (requestStatus(task) === 'processing' ? 0 : 1)
-      return {
-        requestId,
-        status: requestStatus(task),
-        hasPendingMessage: sent < messages,
-        hasInputRequest: task.status === 'completed' && task.result?.resultType === 'input_required',
-      }
-    },
-  }
-
   return {
     id: RESUMABLE,
     store: service.store,
     work: durableWork(service),
     capability: null,
-    methods: [resume, getStatus],
+    methods: [resume, statusMethod(service, waitMs)],
     wraps: {
       'tools/call': (inner: MethodDescriptor<ToolCall>) => ({
         ...inner,

@@ -100,6 +100,23 @@ export interface MemoryTaskStoreOptions {
   sweepMs?: number | undefined
 }
 
+/** A page of an owner's live tasks (ids in creation order), from just after `cursor`. */
+function pageOf(ids: Iterable<string>, live: (id: string) => TaskRecord | undefined, cursor: string | undefined, limit: number) {
+  const page: TaskRecord[] = []
+  let started = cursor === undefined
+  for (const id of ids) {
+    if (!started) {
+      started = id === cursor
+      continue
+    }
+    const task = live(id)
+    if (!task) continue
+    if (page.length === limit) return { tasks: page, nextCursor: page[page.length - 1]!.id }
+    page.push(task)
+  }
+  return { tasks: page }
+}
+
 /**
  * Tasks in this process's memory: the default, for one process (a restart forgets them).
  *
@@ -182,19 +199,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       return { messages: log.slice(from), length: log.length }
     },
     async list(owner, cursor, limit) {
-      const page: TaskRecord[] = []
-      let started = cursor === undefined
-      for (const id of owned.get(owner) ?? []) {
-        if (!started) {
-          started = id === cursor
-          continue
-        }
-        const task = live(id)
-        if (!task) continue
-        if (page.length === limit) return { tasks: page, nextCursor: page[page.length - 1]!.id }
-        page.push(task)
-      }
-      return { tasks: page }
+      return pageOf(owned.get(owner) ?? [], live, cursor, limit)
     },
     async close() {
       owned.clear()

@@ -50,6 +50,30 @@ interface State extends Slot {
   output: string
 }
 
+/** Starts the runtime client process of one environment, and again whenever it exits (backing off when it dies at start). */
+function launchRuntime(slot: State, ric: ReturnType<typeof runtimeClient>, options: EnvironmentOptions, closing: () => boolean): ChildProcess {
+  const child = spawnRuntime(ric, options.root, options.handler, slot.api.address, options.env)
+  slot.child = child
+  slot.starts++
+  const print = (d: Buffer) => {
+    const text = d.toString()
+    slot.output = (slot.output + text).slice(-16_384)
+    options.log(text)
+  }
+  child.stdout?.on('data', print)
+  child.stderr?.on('data', print)
+  const started = Date.now()
+  child.once('exit', () => {
+    if (slot.child !== child) return
+    slot.child = undefined
+    slot.api.fail('{"errorType":"Runtime.ExitError","errorMessage":"the runtime process exited"}')
+    // A function that dies at start would otherwise be restarted in a tight loop.
+    slot.backoffMs = Date.now() - started < 1000 ? Math.min(5000, Math.max(100, slot.backoffMs * 2)) : 0
+    if (!closing()) setTimeout(() => !closing() && launchRuntime(slot, ric, options, closing), slot.backoffMs)
+  })
+  return child
+}
+
 /** Starts `instances` environments; rejects with what went wrong when one cannot load the handler. */
 export async function startEnvironments(options: EnvironmentOptions): Promise<Environments> {
   const ric = runtimeClient(options.root)
@@ -57,28 +81,7 @@ export async function startEnvironments(options: EnvironmentOptions): Promise<En
   const slots: State[] = []
   const queue: ((slot: Slot) => void)[] = []
 
-  const launch = (slot: State): ChildProcess => {
-    const child = spawnRuntime(ric, options.root, options.handler, slot.api.address, options.env)
-    slot.child = child
-    slot.starts++
-    const print = (d: Buffer) => {
-      const text = d.toString()
-      slot.output = (slot.output + text).slice(-16_384)
-      options.log(text)
-    }
-    child.stdout?.on('data', print)
-    child.stderr?.on('data', print)
-    const started = Date.now()
-    child.once('exit', () => {
-      if (slot.child !== child) return
-      slot.child = undefined
-      slot.api.fail('{"errorType":"Runtime.ExitError","errorMessage":"the runtime process exited"}')
-      // A function that dies at start would otherwise be restarted in a tight loop.
-      slot.backoffMs = Date.now() - started < 1000 ? Math.min(5000, Math.max(100, slot.backoffMs * 2)) : 0
-      if (!closing) setTimeout(() => !closing && launch(slot), slot.backoffMs)
-    })
-    return child
-  }
+  const launch = (slot: State) => launchRuntime(slot, ric, options, () => closing)
 
   /** A new environment, busy until handed to its first request (or released unused). */
   const add = async (): Promise<{ slot: State; child: ChildProcess }> => {

@@ -48,18 +48,68 @@ interface Running {
 }
 
 export async function startRuntimeApi(): Promise<RuntimeApi> {
-  let waiting: ServerResponse | undefined
-  let queued: { id: string; event: unknown; deadlineMs: number } | undefined
-  let running: Running | undefined
-  let initError: string | undefined
-  let polled!: () => void
-  const ready = new Promise<void>((resolve) => (polled = resolve))
+  const api = new LocalRuntimeApi()
+  await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve))
+  return api
+}
 
-  const deliver = () => {
-    if (!waiting || !queued) return
-    const { id, event, deadlineMs } = queued
-    queued = undefined
-    const body = JSON.stringify(event)
+const accepted = (res: ServerResponse) => res.writeHead(202).end('{"status":"OK"}')
+
+class LocalRuntimeApi implements RuntimeApi {
+  readonly server: Server = createServer((req, res) => this.#handle(req, res))
+  readonly ready: Promise<void>
+  initError: string | undefined
+  #polled!: () => void
+  /** The runtime client's long poll for the next invocation. */
+  #waiting: ServerResponse | undefined
+  #queued: { id: string; event: unknown; deadlineMs: number } | undefined
+  #running: Running | undefined
+
+  constructor() {
+    this.ready = new Promise<void>((resolve) => (this.#polled = resolve))
+    this.server.keepAliveTimeout = 0
+  }
+
+  get address(): string {
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`
+  }
+
+  get idle(): boolean {
+    return this.#running === undefined && this.#queued === undefined
+  }
+
+  invoke(event: unknown, timeoutMs: number): Invocation {
+    if (this.#running || this.#queued) throw new Error('environment busy')
+    const id = randomUUID()
+    let settle!: (outcome: Outcome) => void
+    const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
+    const deadlineMs = Date.now() + timeoutMs
+    this.#running = { id, settle }
+    this.#queued = { id, event, deadlineMs }
+    this.#deliver()
+    return { id, event, deadlineMs, outcome }
+  }
+
+  fail(payload: string): void {
+    this.#running?.settle({ kind: 'error', payload })
+    this.#running = undefined
+    this.#queued = undefined
+  }
+
+  close(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#waiting?.destroy()
+      this.server.closeAllConnections()
+      this.server.close(() => resolve())
+    })
+  }
+
+  #deliver(): void {
+    const waiting = this.#waiting
+    if (!waiting || !this.#queued) return
+    const { id, event, deadlineMs } = this.#queued
+    this.#queued = undefined
+    this.#waiting = undefined
     waiting.writeHead(200, {
       'content-type': 'application/json',
       'lambda-runtime-aws-request-id': id,
@@ -67,85 +117,44 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
       'lambda-runtime-invoked-function-arn': 'arn:aws:lambda:local:000000000000:function:mcp-edge',
       'lambda-runtime-trace-id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)}`,
     })
-    waiting.end(body)
-    waiting = undefined
+    waiting.end(JSON.stringify(event))
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  #handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? ''
     if (req.method === 'GET' && url === `${BASE}/invocation/next`) {
-      polled()
-      waiting = res
+      this.#polled()
+      this.#waiting = res
       res.once('close', () => {
-        if (waiting === res) waiting = undefined
+        if (this.#waiting === res) this.#waiting = undefined
       })
-      return deliver()
+      return this.#deliver()
     }
     const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(url)
-    if (req.method === 'POST' && match && running && decodeURIComponent(match[1] as string) === running.id) {
-      const current = running
-      const streaming = req.headers['lambda-runtime-function-response-mode'] === 'streaming'
-      if (match[2] === 'response' && streaming) {
+    const current = this.#running
+    if (req.method === 'POST' && match && current && decodeURIComponent(match[1] as string) === current.id) {
+      const done = () => {
+        if (this.#running === current) this.#running = undefined
+        accepted(res)
+      }
+      if (match[2] === 'response' && req.headers['lambda-runtime-function-response-mode'] === 'streaming') {
         current.settle({ kind: 'stream', contentType: String(req.headers['content-type'] ?? 'application/octet-stream'), body: req })
-        req.once('end', () => {
-          if (running === current) running = undefined
-          res.writeHead(202).end('{"status":"OK"}')
-        })
-        return
+        return void req.once('end', done)
       }
       return void readAll(req).then((payload) => {
-        if (running === current) running = undefined
         current.settle({ kind: match[2] === 'response' ? 'result' : 'error', payload })
-        res.writeHead(202).end('{"status":"OK"}')
+        done()
       })
     }
     if (req.method === 'POST' && url === `${BASE}/init/error`) {
       return void readAll(req).then((payload) => {
-        initError = payload
-        running?.settle({ kind: 'error', payload })
-        running = undefined
-        res.writeHead(202).end('{"status":"OK"}')
+        this.initError = payload
+        this.#running?.settle({ kind: 'error', payload })
+        this.#running = undefined
+        accepted(res)
       })
     }
     res.writeHead(404).end()
-  }
-
-  const server: Server = createServer(handle)
-  server.keepAliveTimeout = 0
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  return {
-    address: `127.0.0.1:${port}`,
-    ready,
-    get initError() {
-      return initError
-    },
-    get idle() {
-      return running === undefined && queued === undefined
-    },
-    invoke(event, timeoutMs) {
-      if (running || queued) throw new Error('environment busy')
-      const id = randomUUID()
-      let settle!: (outcome: Outcome) => void
-      const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
-      const deadlineMs = Date.now() + timeoutMs
-      running = { id, settle }
-      queued = { id, event, deadlineMs }
-      deliver()
-      return { id, event, deadlineMs, outcome }
-    },
-    fail(payload) {
-      running?.settle({ kind: 'error', payload })
-      running = undefined
-      queued = undefined
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        waiting?.destroy()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
   }
 }
 
