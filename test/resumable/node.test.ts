@@ -31,6 +31,7 @@ function server(gates: Deferred[], aborted?: Deferred) {
       return 'aborted'
     })
     .tool('whoami', {}, (_args, ctx) => `${ctx.auth?.subject}`)
+    .tool('where', {}, (_args, ctx) => `${(ctx.env as { region?: string } | undefined)?.region}`)
     .tool('quiet', {}, async (_args, ctx) => {
       ctx.progress(1)
       await gates[0]?.promise
@@ -55,12 +56,12 @@ function server(gates: Deferred[], aborted?: Deferred) {
 
 interface Sent { res: Response; method: string }
 
-interface PostOptions { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; user?: string; headers?: Record<string, string> }
+interface PostOptions { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; user?: string; headers?: Record<string, string>; env?: unknown }
 
 async function post(handler: FetchHandler, id: number | string, method: string, params: Record<string, unknown>, options: PostOptions = {}): Promise<Sent> {
   const body = { ...params, _meta: META_2026(options.capabilities ?? { ...RESUMABLE, elicitation: {} }, options.meta) }
   const headers = { ...modernHeaders(method, body), ...(options.user ? as(options.user) : {}), ...options.headers }
-  const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }))
+  const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }), { env: options.env })
   return { res, method }
 }
 
@@ -113,7 +114,7 @@ describe('resumable requests', () => {
     const status = async () => (await json(await post(b, 9, 'requests/getStatus', { requestId: 7, resumeToken }))).result
     let done = await status()
     while (done.status !== 'completed') done = await new Promise((r) => setTimeout(r, 10)).then(status)
-    expect(done).toMatchObject({ status: 'completed', hasPendingMessage: true })
+    expect(done).toMatchObject({ status: 'completed', hasPendingMessage: true, hasInputRequest: false })
 
     // The client had the first report (event id 1): the resume brings the rest, each with its event id, and
     // the response last. Without Last-Event-ID a resume replays from the first report (at least once).
@@ -127,6 +128,11 @@ describe('resumable requests', () => {
     expect(await status()).toMatchObject({ status: 'completed', hasPendingMessage: false })
     const again = await read(await post(a, 7, 'requests/resume', { resumeToken }, { headers: { 'last-event-id': 'x2' } }), hasResult)
     expect(again.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([1, 2, 3, 'done'])
+    // Last-Event-ID is a count of at most 9 digits: beyond the log, the response alone; anything else, from the first.
+    const beyond = await json(await post(a, 7, 'requests/resume', { resumeToken }, { headers: { 'last-event-id': '12' } }))
+    expect(beyond.result.content[0].text).toBe('done')
+    const huge = await read(await post(a, 7, 'requests/resume', { resumeToken }, { headers: { 'last-event-id': '1234567890' } }), hasResult)
+    expect(huge.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([1, 2, 3, 'done'])
   })
 
   it('streams each message as it is kept, and tells what a client has not had', async () => {
@@ -293,7 +299,7 @@ describe('resumable requests', () => {
     expect(task).toMatchObject({ status: 'cancelled' })
     expect(task!.log).toBeUndefined()
     const late = await json(await post(handler, 3, 'requests/resume', { resumeToken: policy!.params.resumeToken }))
-    expect(late.error).toMatchObject({ code: -32602, message: /cancelled: No client resumed the request in time/ })
+    expect(late.error).toMatchObject({ code: -32602, message: 'The request was cancelled: No client resumed the request in time' })
   })
 
   it('keeps its records out of the tasks of the same store: no tasks/get of one', async () => {
@@ -316,5 +322,102 @@ describe('resumable requests', () => {
     expect(discover.result.capabilities.experimental).toEqual({ resumableRequests: {} })
     // Only its task tools bring an extension: resumable requests add none.
     expect(Object.keys(discover.result.capabilities.extensions)).toEqual(['io.modelcontextprotocol/tasks'])
+  })
+
+  it('writes each published message at once, without reading the record again, while it has every one before', async () => {
+    const gates = [deferred(), deferred(), deferred()]
+    const inner = memoryTaskStore()
+    let reads = 0
+    // The log is read where the stream starts or falls behind; in step, the published batches carry it.
+    const store = { ...inner, get: (id: string) => (reads++, inner.get(id)) }
+    const handler = createFetchHandler(server(gates), options(store))
+    const sent = await post(handler, 4, 'tools/call', { name: 'slow', arguments: {} }, { meta: { progressToken: 'p' } })
+    const messages: Message[] = []
+    const stream = (async () => {
+      for await (const m of sseMessages(sent.res.body!)) messages.push(m)
+    })()
+    while (messages.length < 1) await new Promise((r) => setTimeout(r, 5))
+    const before = reads
+    for (const [i, gate] of gates.slice(0, 2).entries()) {
+      gate.resolve()
+      while (messages.length < i + 2) await new Promise((r) => setTimeout(r, 5))
+    }
+    expect(reads).toBe(before)
+    gates[2]!.resolve()
+    await stream
+    expect(messages.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([undefined, 1, 2, 3, 'done'])
+  })
+
+  it('keeps a call alive past maxWait while its client is still reading it (the runner would drop it at its next lease renewal)', async () => {
+    const gates = [deferred()]
+    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { extensions: [tasks(), resumable({ maxWaitMs: 150, leaseMs: 60 })] }))
+    const sent = await post(handler, 5, 'tools/call', { name: 'quiet', arguments: {} }, { meta: { progressToken: 'q' } })
+    setTimeout(() => gates[0]!.resolve(), 600)
+    const messages = await read(sent, hasResult)
+    expect(messages.at(-1)).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'quiet' }] } })
+  })
+
+  it('says how long a client should wait at least, in whole seconds rounded up', async () => {
+    const gates = [deferred()]
+    const handler = createFetchHandler(server(gates), options(memoryTaskStore(), { extensions: [tasks(), resumable({ minWaitMs: 1_500, maxWaitMs: 5_000 })] }))
+    const [policy] = await read(await post(handler, 6, 'tools/call', { name: 'slow', arguments: {} }), (m) => m.length === 1)
+    expect(policy!.params).toMatchObject({ requestId: 6, minWait: 2, maxWait: 5 })
+    gates[0]!.resolve()
+  })
+
+  it('runs the call with what the platform gave the request (ctx.env)', async () => {
+    const handler = createFetchHandler(server([]), options())
+    const messages = await read(await post(handler, 7, 'tools/call', { name: 'where', arguments: {} }, { env: { region: 'eu-west-1' } }), hasResult)
+    expect(messages.at(-1)).toMatchObject({ result: { content: [{ type: 'text', text: 'eu-west-1' }] } })
+  })
+
+  it('refuses a status without a request id, and tells a client whose request is gone that it expired', async () => {
+    const gates = [deferred()]
+    const store = memoryTaskStore()
+    const handler = createFetchHandler(server(gates), options(store))
+    const [policy] = await read(await post(handler, 8, 'tools/call', { name: 'slow', arguments: {} }), (m) => m.length === 1)
+    const resumeToken = policy!.params.resumeToken as string
+    const noId = await json(await post(handler, 9, 'requests/getStatus', { requestId: { not: 'an id' }, resumeToken }))
+    expect(noId.error).toMatchObject({ code: -32602, message: 'params.requestId must be a string or a number' })
+    const noToken = await json(await post(handler, 8, 'requests/resume', { resumeToken: 42 }))
+    expect(noToken.error).toMatchObject({ code: -32602, message: 'params.resumeToken must be a string' })
+    await store.close()
+    const expired = 'The request has expired: no client came back for it in time'
+    expect((await json(await post(handler, 10, 'requests/getStatus', { requestId: 8, resumeToken }))).error).toMatchObject({ code: -32602, message: expired })
+    expect((await json(await post(handler, 8, 'requests/resume', { resumeToken }))).error).toMatchObject({ code: -32602, message: expired })
+    gates[0]!.resolve()
+  })
+
+  it('a token of another server (same key) or a broken one is refused in words of its own', async () => {
+    const gates = [deferred()]
+    const store = memoryTaskStore()
+    const handler = createFetchHandler(server(gates), options(store))
+    const [policy] = await read(await post(handler, 11, 'tools/call', { name: 'slow', arguments: {} }), (m) => m.length === 1)
+    const resumeToken = policy!.params.resumeToken as string
+    const other = createFetchHandler(new McpServer({ name: 'another', version: '1.0.0' }), options(store))
+    expect((await json(await post(other, 11, 'requests/resume', { resumeToken }))).error)
+      .toMatchObject({ code: -32602, message: 'Invalid resumeToken: it is not a resume token of this server' })
+    // Said as a resume token's fault, not a requestState's, though both are sealed alike.
+    expect((await json(await post(handler, 11, 'requests/resume', { resumeToken: 'x' }))).error).toMatchObject({ code: -32602, message: 'Invalid resumeToken: malformed' })
+    gates[0]!.resolve()
+  })
+
+  it('aborts its calls at once when the server closes, whatever their store', async () => {
+    let reason: unknown
+    const stopped = deferred()
+    const lone = new McpServer({ name: 'resumable', version: '1.0.0' }).tool('forever', {}, async (_args, ctx) => {
+      ctx.progress(1)
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      reason = ctx.signal.reason
+      stopped.resolve()
+      return 'aborted'
+    })
+    // Nothing but its own extension: no tasks extension sharing the store, a lease far off.
+    const handler = createFetchHandler(lone, { extensions: [resumable({ store: memoryTaskStore(), maxWaitMs: 60_000, leaseMs: 60_000 })], requestState: { secret: TEST_SECRET } })
+    await read(await post(handler, 'z', 'tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'z' } }), (m) => m.length === 2)
+    const closing = handler.close()
+    await Promise.race([stopped.promise, new Promise((_, reject) => setTimeout(() => reject(new Error('not aborted within 1 s')), 1_000))])
+    expect((reason as Error).message).toBe('The server is shutting down')
+    await closing
   })
 })

@@ -43,7 +43,7 @@ describe('resumable requests over stdio', () => {
     await until(() => h.lines.some((m) => m.id === 'status' && m.result?.status === 'failed'), 5_000, 'the status to say it ended')
     h.send(req('b', 'requests/resume', { resumeToken: token }))
     await until(() => h.lines.some((m) => m.id === 'b' && m.error))
-    expect(h.lines.find((m) => m.id === 'b')!.error).toMatchObject({ code: -32602, message: /cancelled: Cancelled by the client/ })
+    expect(h.lines.find((m) => m.id === 'b')!.error).toMatchObject({ code: -32602, message: 'The request was cancelled: Cancelled by the client' })
     for (const m of h.lines) {
       const method = m.id === 'status' ? 'requests/getStatus' : m.id === 'b' ? 'requests/resume' : 'tools/call'
       expect(validateServerMessage('2026-07-28', method, m)).toEqual([])
