@@ -109,12 +109,26 @@ describe('JSON Schema validation', () => {
     expect(issues({ maxItems: 0 }, [1])).toEqual(['|must have at most 0 items'])
     expect(issues(false, 1)).toEqual(['|no value is allowed here'])
     expect(issues({ unevaluatedProperties: false, properties: { a: true } }, { a: 1, b: 2 })).toEqual(['|unexpected property "b"'])
+    // Every failing keyword is told, unevaluated ones too.
+    expect(issues({ required: ['x'], unevaluatedProperties: false }, { y: 1 })).toEqual(['|missing required property "x"', '|unexpected property "y"'])
   })
 
   it('counts as evaluated only the items `contains` matched, for unevaluatedItems', () => {
     const s = { contains: { type: 'string' }, unevaluatedItems: { type: 'integer' } }
     expect(valid(s, ['a', 1, 'b'])).toBe(true)
     expect(issues(s, ['a', null])).toEqual(['/1|expected integer, got null'])
+  })
+
+  it('counts as evaluated what every matching branch of anyOf looked at, not only the first', () => {
+    const s = { anyOf: [{ properties: { a: true } }, { properties: { b: true } }], unevaluatedProperties: false }
+    expect(valid(s, { a: 1, b: 2 })).toBe(true)
+    expect(issues(s, { a: 1, c: 3 })).toEqual(['|unexpected property "c"'])
+  })
+
+  it('counts as evaluated what the one matching branch of oneOf looked at', () => {
+    const s = { oneOf: [{ properties: { a: true }, required: ['a'] }, { required: ['b'] }], unevaluatedProperties: false }
+    expect(valid(s, { a: 1 })).toBe(true)
+    expect(valid(s, { a: 1, c: 1 })).toBe(false)
   })
 
   it('counts characters as code points', () => {

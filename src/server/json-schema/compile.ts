@@ -121,7 +121,8 @@ class Compiler {
       const mine = fresh()
       let ok = all(v, at, out, mine)
       if (ok || (out && out.length < MAX_ISSUES)) ok = unevaluated(v, at, out, mine) && ok
-      if (ok) merge(seen, mine)
+      // Annotations of a schema that failed go up too: then its parent fails, or (anyOf, oneOf, if) drops them.
+      merge(seen, mine)
       return ok
     }
   }
@@ -284,7 +285,7 @@ class Compiler {
           const mine = seen && fresh()
           if (branch(v, at, null, mine)) { n++; matched = mine }
         }
-        if (n === 1) merge(seen, matched)
+        merge(seen, matched)
         return n === 1 || fail(out, at, `must match exactly one of the schemas in oneOf, matches ${n}`)
       })
     }
