@@ -381,7 +381,7 @@ describe('resumable requests', () => {
     expect(noId.error).toMatchObject({ code: -32602, message: 'params.requestId must be a string or a number' })
     const noToken = await json(await post(handler, 8, 'requests/resume', { resumeToken: 42 }))
     expect(noToken.error).toMatchObject({ code: -32602, message: 'params.resumeToken must be a string' })
-    await store.close()
+    await store.close!()
     const expired = 'The request has expired: no client came back for it in time'
     expect((await json(await post(handler, 10, 'requests/getStatus', { requestId: 8, resumeToken }))).error).toMatchObject({ code: -32602, message: expired })
     expect((await json(await post(handler, 8, 'requests/resume', { resumeToken }))).error).toMatchObject({ code: -32602, message: expired })
