@@ -25,7 +25,11 @@ describe('an event as a Request', () => {
     expect(await toRequest(parts({ body: Buffer.from('{"a":1}').toString('base64'), isBase64Encoded: true })).text()).toBe('{"a":1}')
     expect(await toRequest(parts({ method: 'DELETE', body: 'x' })).text()).toBe('x')
     for (const method of ['GET', 'HEAD']) expect(toRequest(parts({ method, body: 'ignored' })).body).toBeNull()
-    for (const body of [null, undefined]) expect(toRequest(parts({ body })).body).toBeNull()
+    for (const body of [null, undefined]) {
+      expect(toRequest(parts({ body })).body).toBeNull()
+      // An event that says base64 but carries no body has none (there is nothing to decode).
+      expect(toRequest(parts({ body, isBase64Encoded: true })).body).toBeNull()
+    }
     // Without a Host header, the domain the event names.
     expect(toRequest(parts()).url).toBe('https://fn.lambda-url.eu-west-1.on.aws/mcp')
   })

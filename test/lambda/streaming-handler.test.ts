@@ -54,6 +54,11 @@ describe('streaming handler, in process', () => {
     expect(ctx.callbackWaitsForEmptyEventLoop).toBe(false)
   })
 
+  it('carries notify, for telling listen streams of a change from outside a request', async () => {
+    const handler = createLambdaHandler(server())
+    await expect(handler.notify.toolsChanged()).resolves.toBe(true)
+  })
+
   it('pads nothing with flushBytes 0, nor a JSON answer', async () => {
     const bare = new Recorder()
     await createLambdaHandler(server(), { flushBytes: 0 })(progress, bare, context())
