@@ -48,9 +48,11 @@ export async function follow(call: Call, service: TaskService, id: string, from:
       if (!task) throw invalidParams('The request has expired: no client came back for it in time')
       // A request dropped (nobody came back in time, or its client cancelled it) has its messages forgotten.
       if (task.status === 'cancelled') return response(task)
-      const { messages, length } = await readLog(service.store, task, sent)
-      // Each message's event id is its place in the log: Last-Event-ID says how many a client has.
-      for (const message of messages) transport.emit(message as unknown as JsonRpcNotification, String(++sent))
+      const start = sent
+      const { messages, length } = await readLog(service.store, task, start)
+      // Each message's event id is its place in the log: Last-Event-ID says how many a client has. Batches
+      // published while the log was being read went out already (`poke`): those are not written twice.
+      for (const message of messages.slice(sent - start)) transport.emit(message as unknown as JsonRpcNotification, String(++sent))
       if (isTerminal(task.status)) {
         sent = length + 1
         return response(task)

@@ -52,4 +52,45 @@ describe('resumable requests over a slow store', () => {
     if (!resume.body) for await (const m of messages(resume.response, 'requests/resume')) seen.push(m)
     expect(seen.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([1, 2, 'reported'])
   })
+
+  it('a message published while the stream was reading the log is written once, not again from the log', async () => {
+    const inner = memoryTaskStore()
+    // The stream's first read of the log is held; a message kept and published meanwhile goes out at once.
+    const reading = deferred()
+    const readMay = deferred()
+    let reads = 0
+    const store = {
+      ...inner,
+      async messages(id: string, from: number) {
+        if (reads++ === 0) {
+          reading.resolve()
+          await readMay.promise
+        }
+        return inner.messages!(id, from)
+      },
+    }
+    const go = deferred()
+    const more = deferred()
+    const server = new McpServer({ name: 'kept', version: '1' }).tool('report', {}, async (_a, ctx) => {
+      await go.promise
+      ctx.progress(1, 2)
+      await more.promise
+      ctx.progress(2, 2)
+      return 'reported'
+    })
+    const handler = pool({ extensions: [resumable({ store, maxWaitMs: 5_000 })] }, server)
+    const call = await rpc(handler, 'tools/call', { name: 'report', arguments: {}, _meta: META_2026(RESUMABLE, { progressToken: 'p' }) }, { id: 'once' })
+    const seen: Record<string, any>[] = []
+    const stream = messages(call.response, 'tools/call')
+    seen.push((await stream.next()).value!)
+    await reading.promise
+    go.resolve()
+    seen.push((await stream.next()).value!)
+    expect(seen[1]!.params.progress).toBe(1)
+    readMay.resolve()
+    await turns()
+    more.resolve()
+    for await (const m of stream) seen.push(m)
+    expect(seen.map((m) => m.params?.progress ?? m.result?.content?.[0]?.text)).toEqual([undefined, 1, 2, 'reported'])
+  })
 })
