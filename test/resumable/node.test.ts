@@ -420,4 +420,25 @@ describe('resumable requests', () => {
     expect((reason as Error).message).toBe('The server is shutting down')
     await closing
   })
+
+  it('reports a renewal the store refused, with the request it was for, and keeps the stream going', async () => {
+    const gates = [deferred()]
+    const inner = memoryTaskStore()
+    let failing = false
+    // Only the stream's renewals write while the call waits (the runner's lease is renewed far later).
+    const store = { ...inner, put: (task: Parameters<typeof inner.put>[0]) => (failing ? Promise.reject(new Error('store down')) : inner.put(task)) }
+    const reports: [string, Record<string, unknown>][] = []
+    const handler = createFetchHandler(server(gates), {
+      extensions: [tasks(), resumable({ store, maxWaitMs: 3_000, leaseMs: 60_000 })], requestState: { secret: TEST_SECRET },
+      onError: (e, context) => void reports.push([(e as Error).message, context]),
+    })
+    const sent = await post(handler, 12, 'tools/call', { name: 'quiet', arguments: {} }, { meta: { progressToken: 'q' } })
+    const done = read(sent, hasResult)
+    failing = true
+    for (const end = Date.now() + 3_000; Date.now() < end && !reports.some(([, c]) => c.during === 'resumable renew');) await new Promise((r) => setTimeout(r, 20))
+    failing = false
+    expect(reports.find(([, c]) => c.during === 'resumable renew')).toEqual(['store down', expect.objectContaining({ during: 'resumable renew', requestId: expect.any(String) })])
+    gates[0]!.resolve()
+    expect((await done).at(-1)).toMatchObject({ id: 12, result: { content: [{ type: 'text', text: 'quiet' }] } })
+  })
 })
