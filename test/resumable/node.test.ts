@@ -430,7 +430,7 @@ describe('resumable requests', () => {
     const reports: [string, Record<string, unknown>][] = []
     const handler = createFetchHandler(server(gates), {
       extensions: [tasks(), resumable({ store, maxWaitMs: 3_000, leaseMs: 60_000 })], requestState: { secret: TEST_SECRET },
-      onError: (e, context) => void reports.push([(e as Error).message, context]),
+      onError: (e, context) => void reports.push([(e as Error).message, { ...context }]),
     })
     const sent = await post(handler, 12, 'tools/call', { name: 'quiet', arguments: {} }, { meta: { progressToken: 'q' } })
     const done = read(sent, hasResult)
