@@ -33,6 +33,8 @@ const TYPES: Record<string, (v: unknown) => boolean> = {
 const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
 const fail = (out: Issue[] | null, at: string, message: string): false => (out?.push({ at, message }), false)
 const child = (out: Issue[] | null, at: string, key: string | number) => (out ? `${at}/${key}` : '')
+/** After a failure: whether to stop here (a yes-or-no pass, or issues enough). */
+const done = (out: Issue[] | null) => !out || out.length >= MAX_ISSUES
 const fresh = (): Seen => ({ props: new Set(), items: 0, contained: new Set() })
 const pass: Check = () => true
 const deny: Check = (_v, at, out) => fail(out, at, 'no value is allowed here')
@@ -57,7 +59,7 @@ function every(checks: Check[]): Check {
     for (const c of checks) {
       if (!c(v, at, out, seen)) {
         ok = false
-        if (!out || out.length >= MAX_ISSUES) return false
+        if (done(out)) return false
       }
     }
     return ok
@@ -120,7 +122,7 @@ class Compiler {
     return (v, at, out, seen) => {
       const mine = fresh()
       let ok = all(v, at, out, mine)
-      if (ok || (out && out.length < MAX_ISSUES)) ok = unevaluated(v, at, out, mine) && ok
+      if (ok || !done(out)) ok = unevaluated(v, at, out, mine) && ok
       // Annotations of a schema that failed go up too: then its parent fails, or (anyOf, oneOf, if) drops them.
       merge(seen, mine)
       return ok
@@ -141,7 +143,7 @@ class Compiler {
           if (!check) break
           if (!check(v[i], child(out, at, i), out, null)) {
             ok = false
-            if (!out || out.length >= MAX_ISSUES) return false
+            if (done(out)) return false
           }
         }
         if (seen) seen.items = Math.max(seen.items, restCheck ? Infinity : Math.min(v.length, prefix.length))
@@ -202,11 +204,13 @@ class Compiler {
       const named = new Set(properties.map(([k]) => k))
       checks.push(onObjects((v, at, out, seen) => {
         let ok = true
-        const failed = () => { ok = false; return !out || out.length >= MAX_ISSUES }
         for (const [k, check] of properties) {
           if (!Object.hasOwn(v, k)) continue
           seen?.props.add(k)
-          if (!check(v[k], child(out, at, k), out, null) && failed()) return false
+          if (!check(v[k], child(out, at, k), out, null)) {
+            ok = false
+            if (done(out)) return false
+          }
         }
         if (!patterns.length && !additional) return ok
         for (const k of Object.keys(v)) {
@@ -215,11 +219,17 @@ class Compiler {
             if (!re.test(k)) continue
             matched = true
             seen?.props.add(k)
-            if (!check(v[k], child(out, at, k), out, null) && failed()) return false
+            if (!check(v[k], child(out, at, k), out, null)) {
+              ok = false
+              if (done(out)) return false
+            }
           }
           if (matched || !additional) continue
           seen?.props.add(k)
-          if (!extra(additional, v, k, at, out) && failed()) return false
+          if (!extra(additional, v, k, at, out)) {
+            ok = false
+            if (done(out)) return false
+          }
         }
         return ok
       }))
@@ -319,7 +329,7 @@ class Compiler {
           seen!.props.add(k)
           if (!extra(props, v, k, at, out)) {
             ok = false
-            if (!out || out.length >= MAX_ISSUES) return false
+            if (done(out)) return false
           }
         }
       }
@@ -328,7 +338,7 @@ class Compiler {
           if (seen!.contained.has(i)) continue
           if (!items(v[i], child(out, at, i), out, null)) {
             ok = false
-            if (!out || out.length >= MAX_ISSUES) return false
+            if (done(out)) return false
           }
         }
         seen!.items = Infinity
