@@ -2,7 +2,7 @@ import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
-import { directSse } from './sse.js'
+import { nodePlatform } from './sse.js'
 
 export interface ServeOptions extends HandlerOptions {
   /** Default 3000; 0 picks a free port. */
@@ -66,10 +66,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   }
   const app = createApp(server, {
     ...options,
-    platform: (env) => {
-      const { incoming, outgoing } = env as HttpBindings
-      return { env, clientAddress: incoming.socket.remoteAddress, sse: directSse(outgoing) }
-    },
+    platform: (env) => nodePlatform(env as HttpBindings),
   })
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const http = createAdaptorServer({

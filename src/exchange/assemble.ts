@@ -5,6 +5,7 @@ import { memoryUsedStates } from '../state/used-states.js'
 import type { ServerCapabilities } from '../protocol/types.js'
 import type { Call, CoreOptions, ErrorContext, MethodDescriptor, Runtime } from './types.js'
 import { deadlines } from './deadlines.js'
+import { OpenStreams } from './open-streams.js'
 import { encryptedStateCodec } from './encrypted-state.js'
 import { CORE_LISTEN_FIELDS, listen } from './listen.js'
 import { CORE_METHODS } from './methods/index.js'
@@ -106,9 +107,9 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
       return merged!
     },
     report,
-    streams: new Set(),
+    streams: new OpenStreams(),
     async close() {
-      for (const end of [...runtime.streams]) end()
+      runtime.streams.endAll()
       await Promise.all(extensions.map((e) => e.close?.(runtime)))
     },
   }

@@ -7,10 +7,10 @@ export class Cancellation {
   #reason: unknown
   #aborted = false
   #listeners: (() => void)[] | undefined
-  readonly #parent: (() => AbortSignal) | undefined
+  readonly #parent: { readonly signal: AbortSignal } | undefined
 
-  /** `parent`: the transport's signal (the HTTP request's), followed once this one is made. */
-  constructor(parent?: () => AbortSignal) {
+  /** `parent`: what holds the transport's signal (the HTTP request), followed once this one is made. */
+  constructor(parent?: { readonly signal: AbortSignal }) {
     this.#parent = parent
   }
 
@@ -23,7 +23,7 @@ export class Cancellation {
       this.#controller = new AbortController()
       if (this.#aborted) this.#controller.abort(this.#reason)
       else if (this.#parent) {
-        const parent = this.#parent()
+        const parent = this.#parent.signal
         if (parent.aborted) this.abort(parent.reason)
         else parent.addEventListener('abort', () => this.abort(parent.reason), { once: true })
       }
@@ -38,7 +38,9 @@ export class Cancellation {
    */
   onAbort(listener: () => void): void {
     if (this.#aborted) return listener()
-    ;(this.#listeners ??= []).push(listener)
+    // Made to size: a listen stream holds this for its whole life, and `[]` grows to 17 slots on its first push.
+    if (this.#listeners) this.#listeners.push(listener)
+    else this.#listeners = [listener]
   }
 
   offAbort(listener: () => void): void {

@@ -45,7 +45,7 @@ export const MAX_DEPTH = 64
  * }
  * ```
  */
-export async function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
+export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { id } = message
   let profile: Profile | undefined
   let stage: Stage = 'envelope'
@@ -60,7 +60,8 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
 
     const found = runtime.method(profile.era, message.method)
     const descriptor = found && (!found.served || found.served(runtime)) ? found : undefined
-    const header = profile.era === 'modern' ? transport.header : undefined
+    // Called through the transport: a transport's `header` may be a method of its own.
+    const header = profile.era === 'modern' && transport.header ? (name: string) => transport.header!(name) : undefined
     const nameParam = typeof descriptor?.nameParam === 'function' ? descriptor.nameParam(profile) : descriptor?.nameParam
     if (header) checkMethodHeaders(header, message.method, params, nameParam, profile)
     stage = 'route'
@@ -96,11 +97,22 @@ export async function exchange(runtime: Runtime, message: JsonRpcRequest, transp
     stage = 'method'
     // A stream has a lifetime of its own (listen.maxLifetimeMs); anything else answers within the time limit.
     const running = descriptor.run(call, target)
-    const result = await (descriptor.stream ? running : runtime.deadlines.limit(running, () => transport.cancel.abort(new Error('the request ran past its time limit'))))
-    return { ok: true, id, profile, result: result && decorate(runtime, profile, result) }
+    return settle(runtime, profile, id, descriptor.method, descriptor.stream ? running : runtime.deadlines.limit(running, () => transport.cancel.abort(new Error('the request ran past its time limit'))))
   } catch (e) {
-    return { ok: false, id, profile, stage, error: asMcpError(runtime, e, call ?? message) }
+    return Promise.resolve({ ok: false, id, profile, stage, error: asMcpError(runtime, e, call ?? message) })
   }
+}
+
+/**
+ * The method's outcome as an Answer. Chained, where an async `exchange` would await: a listen stream's
+ * method runs for hours, and a suspended async function keeps its whole frame (some 700 bytes) alive all
+ * that time. `method` is the descriptor's name, not the request's own copy of that string, for the same reason.
+ */
+function settle(runtime: Runtime, profile: Profile, id: JsonRpcId, method: string, running: Promise<JsonObject | undefined>): Promise<Answer> {
+  return running.then(
+    (result) => ({ ok: true, id, profile, result: result && decorate(runtime, profile, result) }),
+    (e: unknown) => ({ ok: false, id, profile, stage: 'method', error: asMcpError(runtime, e, { id, method }) }),
+  )
 }
 
 /** McpErrors travel as they are; anything else is reported and answered without its message. */

@@ -1,8 +1,10 @@
 import { META_SUBSCRIPTION_ID } from '../protocol/constants.js'
 import { invalidParams, Overloaded } from '../protocol/errors.js'
-import { isObject, notification, type JsonObject } from '../protocol/jsonrpc.js'
+import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
+import type { Profile } from '../protocol/profiles.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
-import type { Call, ListenField, MethodDescriptor } from './types.js'
+import type { OpenStream } from './open-streams.js'
+import type { Call, ListenAsker, ListenField, MethodDescriptor, Runtime, Transport } from './types.js'
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000
 
@@ -55,10 +57,15 @@ export const CORE_LISTEN_FIELDS: readonly ListenField[] = [
   resourceSubscriptions,
 ]
 
-/** A listen request, its filter honoured: what the stream acknowledges and which field each topic belongs to. */
+/**
+ * A listen request, its filter honoured: what the stream acknowledges, its topics, and the field each topic
+ * belongs to (`fields[i]` is that of `topics[i]`). Two arrays of their exact length rather than a Map: a
+ * stream holds its plan for its whole life, and a Map starts at some 160 bytes.
+ */
 interface Plan {
   readonly honoured: JsonObject
-  readonly fields: Map<string, ListenField>
+  readonly topics: readonly string[]
+  readonly fields: readonly ListenField[]
 }
 
 /**
@@ -73,14 +80,19 @@ export const listen: MethodDescriptor<Plan> = {
     const asked = call.params.notifications
     if (!isObject(asked)) throw invalidParams('params.notifications must be an object (the subscription filter)')
     const honoured: JsonObject = {}
-    const fields = new Map<string, ListenField>()
+    const topics: string[] = []
+    const fields: ListenField[] = []
     for (const field of call.runtime.listenFields) {
       const agreed = field.honour(asked[field.key], call)
       if (!agreed) continue
       honoured[field.key] = agreed.value
-      for (const topic of agreed.topics) fields.set(topic, field)
+      for (const topic of agreed.topics) {
+        topics.push(topic)
+        fields.push(field)
+      }
     }
-    return { honoured, fields }
+    // Copies of their exact length: an array grown by push keeps room for 17 or more.
+    return { honoured, topics: topics.slice(), fields: fields.slice() }
   },
   run: (call, plan) => stream(call, plan),
   stream: true,
@@ -93,56 +105,69 @@ export const listen: MethodDescriptor<Plan> = {
  * that neither a client leaving nor a shutdown during setup leaves a subscription behind.
  */
 function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
-  const release = admit(call)
-  return new Promise((resolve, reject) => new ListenStream(call, plan, release, resolve, reject).start())
+  admit(call)
+  return new Promise((resolve) => new ListenStream(call, plan, resolve).start())
 }
 
 /**
  * One open stream. A class rather than a dozen closures over one scope: a server holds tens of thousands
- * of these, and each closure and scope costs its own bytes.
+ * of these, and each closure and scope costs its own bytes. It keeps of its Call only what it uses: the
+ * request's params and envelope are not held for the stream's life.
  */
-class ListenStream {
+class ListenStream implements OpenStream, ListenAsker {
+  readonly runtime: Runtime
+  readonly transport: Transport
+  readonly profile: Profile
+  readonly principal: string | undefined
+  readonly id: JsonRpcId
+  /** When the stream's lifetime or its transport's deadline is over, whichever comes first. */
+  readonly expires: number
   #subscription: Subscription | undefined
-  #live = false
   #done = false
   #ending: JsonObject | undefined
-  #lifetime: ReturnType<typeof setTimeout> | undefined
-  #early: (ChangeEvent | Resync)[] = []
-  readonly #tag: JsonObject
-  // Handed to the runtime's open streams, the cancellation and the backplane: each bound once.
-  readonly end = () => this.#finish(true)
+  // Events held back until the acknowledgement is out; undefined from then on.
+  #early: (ChangeEvent | Resync)[] | undefined = []
+  // Handed to the cancellation and the backplane: each bound once.
   readonly leave = () => this.#finish(false)
   readonly deliver = (event: ChangeEvent | Resync) => {
     if (this.#done) return
-    if (!this.#live) return void this.#early.push(event)
-    const { call, plan } = this
+    if (this.#early) return void this.#early.push(event)
+    const { plan } = this
     if (isResync(event)) {
-      for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, call)) this.#send(n)
+      for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, this)) this.#send(n)
       return
     }
-    const field = plan.fields.get(event.topic)
-    if (field) for (const n of field.notifications(event, plan.honoured[field.key], call)) this.#send(n)
+    const field = plan.fields[plan.topics.indexOf(event.topic)]
+    if (field) for (const n of field.notifications(event, plan.honoured[field.key], this)) this.#send(n)
   }
 
   constructor(
-    private readonly call: Call,
+    call: Call,
     private readonly plan: Plan,
-    private readonly release: () => void,
-    private readonly resolve: (result: JsonObject | undefined) => void,
-    private readonly reject: (error: unknown) => void,
+    // Only resolve: a failure settles it with a rejected promise, and the pair's reject is not kept.
+    private readonly resolve: (result: JsonObject | undefined | Promise<never>) => void,
   ) {
-    this.#tag = { [META_SUBSCRIPTION_ID]: call.id }
+    const { runtime, transport } = call
+    this.runtime = runtime
+    this.transport = transport
+    this.profile = call.profile
+    this.principal = call.principal
+    this.id = call.id
+    this.expires = Math.min(Date.now() + runtime.maxListenMs, transport.deadline ?? Infinity)
+  }
+
+  end(): void {
+    this.#finish(true)
   }
 
   start(): void {
-    const { runtime, transport } = this.call
-    runtime.streams.add(this.end)
-    transport.cancel.onAbort(this.leave)
-    runtime.backplane.subscribe([...this.plan.fields.keys()], this.deliver).then(
+    this.runtime.streams.add(this)
+    this.transport.cancel.onAbort(this.leave)
+    this.runtime.backplane.subscribe(this.plan.topics, this.deliver).then(
       (opened) => this.#opened(opened),
-      (e) => {
+      (e: unknown) => {
         this.#finish(false)
-        this.reject(e)
+        this.resolve(Promise.reject(e))
       },
     )
   }
@@ -151,32 +176,34 @@ class ListenStream {
     this.#subscription = opened
     if (this.#done) return this.#close(opened)
     this.#send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: this.plan.honoured } })
-    this.#live = true
-    for (const event of this.#early.splice(0)) this.deliver(event)
-    const { runtime, transport } = this.call
-    const left = Math.min(runtime.maxListenMs ?? Infinity, (transport.deadline ?? Infinity) - Date.now())
-    if (left !== Infinity) this.#lifetime = setTimeout(this.end, Math.max(0, left))
+    const early = this.#early!
+    this.#early = undefined
+    for (const event of early) this.deliver(event)
+  }
+
+  // Made for each message rather than kept: a stream sends rarely, and is held for hours.
+  #tag(): JsonObject {
+    return { [META_SUBSCRIPTION_ID]: this.id }
   }
 
   #send(n: { method: string; params?: JsonObject }): void {
-    this.call.transport.emit(notification(n.method, { ...n.params, _meta: this.#tag }))
+    this.transport.emit(notification(n.method, { ...n.params, _meta: this.#tag() }))
   }
 
   // Settles once the subscription is closed: a stream ended during setup waits for it to open first.
   #finish(graceful: boolean): void {
     if (this.#done) return
     this.#done = true
-    this.#ending = graceful && this.call.profile.listenResult ? { resultType: 'complete', _meta: this.#tag } : undefined
-    this.release()
-    this.call.runtime.streams.delete(this.end)
-    this.call.transport.cancel.offAbort(this.leave)
-    if (this.#lifetime !== undefined) clearTimeout(this.#lifetime)
+    this.#ending = graceful && this.profile.listenResult ? { resultType: 'complete', _meta: this.#tag() } : undefined
+    release(this.runtime, clientOf(this.principal, this.transport))
+    this.runtime.streams.delete(this)
+    this.transport.cancel.offAbort(this.leave)
     if (this.#subscription) this.#close(this.#subscription)
   }
 
   // A backplane whose close fails must not leave a rejection nobody handles (Lambda's runtime exits on one).
   #close(opened: Subscription): void {
-    void opened.close().catch((e) => this.call.runtime.report(e, { during: 'listen close' })).finally(() => this.resolve(this.#ending))
+    void opened.close().catch((e) => this.runtime.report(e, { during: 'listen close' })).finally(() => this.resolve(this.#ending))
   }
 }
 
@@ -185,30 +212,40 @@ const RETRY_AFTER_SEC = 10
 /**
  * Counts a new stream against the runtime's limits, or refuses it before anything is sent: 503 when the
  * runtime holds its most, 429 when the client does (a principal, or an anonymous client's address; a client
- * the runtime cannot tell apart counts against the total only). Returns what gives its place back.
+ * the runtime cannot tell apart counts against the total only).
  */
-function admit(call: Call): () => void {
+function admit(call: Call): void {
   const { runtime } = call
   const { maxStreams, maxStreamsPerClient } = runtime.listenLimits
   if (runtime.streams.size >= maxStreams) {
     throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 'server', RETRY_AFTER_SEC)
   }
-  const address = call.transport.clientAddress
-  const client = call.principal ?? (address === undefined ? undefined : `address ${address}`)
-  if (client === undefined) return () => {}
+  const client = clientOf(call.principal, call.transport)
+  if (client === undefined) return
   const open = runtime.streamsByClient.get(client) ?? 0
   if (open >= maxStreamsPerClient) {
     throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
   }
   runtime.streamsByClient.set(client, open + 1)
-  return () => {
-    const left = runtime.streamsByClient.get(client)! - 1
-    if (left > 0) runtime.streamsByClient.set(client, left)
-    else runtime.streamsByClient.delete(client)
-  }
+}
+
+/**
+ * Whose share of the limits a stream uses: its principal, or an anonymous client's address. Worked out again
+ * when it ends rather than kept: a stream would hold a string of its own for hours.
+ */
+function clientOf(principal: string | undefined, { clientAddress }: Transport): string | undefined {
+  return principal ?? (clientAddress === undefined ? undefined : `address ${clientAddress}`)
+}
+
+/** Gives the place admit took back. */
+function release(runtime: Runtime, client: string | undefined): void {
+  if (client === undefined) return
+  const left = runtime.streamsByClient.get(client)! - 1
+  if (left > 0) runtime.streamsByClient.set(client, left)
+  else runtime.streamsByClient.delete(client)
 }
 
 /** Each honoured field once, with its honoured value: what a resync cues a refetch of. */
 function fieldsOf(plan: Plan): [ListenField, unknown][] {
-  return [...new Set(plan.fields.values())].map((field) => [field, plan.honoured[field.key]])
+  return [...new Set(plan.fields)].map((field) => [field, plan.honoured[field.key]])
 }

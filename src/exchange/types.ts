@@ -15,6 +15,7 @@ import type { TaskStore } from '../state/tasks.js'
 import type { UsedStates } from '../state/used-states.js'
 import type { Cancellation } from './cancellation.js'
 import type { Deadlines } from './deadlines.js'
+import type { OpenStreams } from './open-streams.js'
 import type { Secret, SecretSource, StateCodec } from './request-state.js'
 
 /**
@@ -127,8 +128,8 @@ export interface Runtime {
   capabilities(): ServerCapabilities
   /** Hands an error to onError; returns the id to show the client. */
   report(error: unknown, context: Omit<ErrorContext, 'errorId'>): string
-  /** @internal Ends of the open streams, so that shutdown can end each gracefully. */
-  readonly streams: Set<() => void>
+  /** @internal The open listen streams: each ended at its time, and all of them at shutdown. */
+  readonly streams: OpenStreams
   /** Ends every open stream gracefully. */
   close(): Promise<void>
 }
@@ -221,8 +222,11 @@ export interface ListenField {
    */
   honour(value: unknown, call: Call): { value: unknown; topics: string[] } | undefined
   /** The notifications an event on one of its topics becomes; a resync (`event` undefined) cues a refetch of all. */
-  notifications(event: ChangeEvent | undefined, honoured: unknown, call: Call): { method: string; params?: JsonObject }[]
+  notifications(event: ChangeEvent | undefined, honoured: unknown, asker: ListenAsker): { method: string; params?: JsonObject }[]
 }
+
+/** Who holds a listen stream, as its fields' notifications see it. */
+export type ListenAsker = Pick<Call, 'principal' | 'profile'>
 
 /**
  * An extension (capability key under `capabilities.extensions`): its methods, the `_meta` keys it reads

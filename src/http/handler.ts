@@ -1,6 +1,6 @@
 import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
-import { classify, errorResponse, readId, resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { classify, errorResponse, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
@@ -95,8 +95,8 @@ interface HandlerContext {
   readonly maxBodyBytes: number
   readonly bodies: BodyBudget
   readonly keepAlives: KeepAlive
-  /** How to stop each request that is still running: what `abort` calls. */
-  readonly running: Set<() => void>
+  /** Each request that is still running: what `abort` stops. */
+  readonly running: Set<{ stop(): void }>
 }
 
 /**
@@ -151,7 +151,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     }
   }
   const abort = () => {
-    for (const stop of [...context.running]) stop()
+    for (const reply of [...context.running]) reply.stop()
   }
   const close = () => {
     closing = true
@@ -211,64 +211,141 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
  * nothing is written after.
  */
 function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {
-  return new Promise<Response>((resolve) => {
-    let stream: SseStream | undefined
-    let settled = false
-    const cancel = new Cancellation(() => request.signal)
-    const emit = (notification: JsonRpcNotification, eventId?: string) => {
-      if (settled || cancel.aborted || platform.buffered) return
-      if (!stream) stream = open()
-      stream.write(notification, eventId)
+  // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life.
+  const transport = new HttpTransport(context, message.id, request, platform, identity)
+  const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
+  context.running.add(transport)
+  void exchange(context.runtime, message, transport).then((answer) => transport.answer(answer))
+  return response
+}
+
+/**
+ * One HTTP request as the exchange sees it, and its way back: a JSON answer, or an SSE stream from the
+ * first notification on. One object rather than closures over a scope, and what the platform knows read
+ * through getters rather than copied: a listen stream holds this for its whole life.
+ */
+class HttpTransport implements Transport {
+  readonly versionHeader: string | undefined
+  readonly cancel: Cancellation
+  /** Settles the response; dropped once called: a stream would hold its promise and scope for nothing. */
+  resolve: ((response: Response) => void) | undefined
+  #stream: SseStream | undefined
+  #settled = false
+  #bare: Request | undefined
+
+  constructor(
+    private readonly context: HandlerContext,
+    private readonly id: JsonRpcId,
+    private readonly raw: Request,
+    private readonly platform: RuntimeContext,
+    private readonly identity: Identity | undefined,
+  ) {
+    this.cancel = new Cancellation(raw)
+    this.versionHeader = raw.headers.get(HEADER_PROTOCOL_VERSION)?.trim()
+  }
+
+  get principal(): string | undefined {
+    return this.identity?.principal
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.identity?.auth
+  }
+
+  get env(): unknown {
+    return this.platform.env
+  }
+
+  get waitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+    return this.platform.waitUntil
+  }
+
+  get deadline(): number | undefined {
+    return this.platform.deadline
+  }
+
+  get buffered(): boolean | undefined {
+    return this.platform.buffered
+  }
+
+  get clientAddress(): string | undefined {
+    return this.platform.clientAddress
+  }
+
+  /** Handlers get the request without its token (made when first asked for): nothing to pass upstream. */
+  get request(): Request {
+    return this.identity ? (this.#bare ??= withoutCredentials(this.raw)) : this.raw
+  }
+
+  header(name: string): string | null {
+    return this.raw.headers.get(name)
+  }
+
+  emit(notification: JsonRpcNotification, eventId?: string): void {
+    if (this.#settled || this.cancel.aborted || this.platform.buffered) return
+    this.#stream ??= this.#open()
+    this.#stream.write(notification, eventId)
+  }
+
+  // Its headers go out now, before the handler's CORS headers would be added to a Response.
+  #open(): SseStream {
+    const { context, platform, raw } = this
+    if (platform.sse) {
+      const direct = directSseStream(context.keepAlives, platform as { sse: DirectSse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, this.cancel)
+      this.#respond(direct.response)
+      return direct
     }
-    const open = (): SseStream => {
-      const gone = () => cancel.abort(new Error('client closed the stream'))
-      // Its headers go out now, before the handler's CORS headers would be added to a Response.
-      if (platform.sse) {
-        const direct = directSseStream(context.keepAlives, platform.sse, { ...SSE_HEADERS, ...corsHeaders(request) }, gone)
-        resolve(direct.response)
-        return direct
-      }
-      const body = sseStream(context.keepAlives, gone)
-      // A stream lives on: from now on the request's own signal aborts the method too.
-      void cancel.signal
-      resolve(new Response(body.body, { status: 200, headers: SSE_HEADERS }))
-      return body
+    const body = sseStream(context.keepAlives, this.cancel)
+    // A stream lives on: from now on the request's own signal aborts the method too.
+    void this.cancel.signal
+    this.#respond(new Response(body.body, { status: 200, headers: SSE_HEADERS }))
+    return body
+  }
+
+  answer(answer: Answer): void {
+    if (!this.#settle()) return
+    const { context } = this
+    // Scopes are checked before the method runs, so no stream has begun: the challenge is the whole answer.
+    if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
+      return this.#respond(context.gate.forbidden(answer.error.scopes, answer.error.message))
     }
-    const transport = new HttpTransport(request, platform, identity, cancel, emit)
-    // At the end of a shutdown's grace period: the client is told, whatever the handler does with its abort.
-    const stop = () => {
-      if (settled) return
-      settled = true
-      context.running.delete(stop)
-      const refusal: Answer = {
-        ok: false, id: message.id, profile: undefined, stage: 'method',
-        error: new Overloaded('The server shut down before this request finished: send it again', 'server', 1),
-      }
-      const error = errorResponse(message.id, refusal.error)
-      if (stream) {
-        stream.write(error)
-        stream.close()
-      } else {
-        resolve(json(error, answerStatus(refusal), answerHeaders(refusal)))
-      }
-      cancel.abort(new Error('the server is shutting down'))
+    const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
+    // Limits are checked before a stream opens too: a refusal is a plain JSON answer with its status.
+    if (!this.#stream) return this.#respond(body ? json(body, answerStatus(answer), answerHeaders(answer)) : new Response(null, { status: 204 }))
+    if (body && !this.cancel.aborted) this.#stream.write(body)
+    this.#stream.close()
+  }
+
+  /** At the end of a shutdown's grace period: the client is told, whatever the handler does with its abort. */
+  stop(): void {
+    if (!this.#settle()) return
+    const { id } = this
+    const refusal: Answer = {
+      ok: false, id, profile: undefined, stage: 'method',
+      error: new Overloaded('The server shut down before this request finished: send it again', 'server', 1),
     }
-    context.running.add(stop)
-    void exchange(context.runtime, message, transport).then((answer) => {
-      if (settled) return
-      settled = true
-      context.running.delete(stop)
-      // Scopes are checked before the method runs, so no stream has begun: the challenge is the whole answer.
-      if (!answer.ok && answer.error instanceof InsufficientScope && context.gate) {
-        return resolve(context.gate.forbidden(answer.error.scopes, answer.error.message))
-      }
-      const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
-      // Limits are checked before a stream opens too: a refusal is a plain JSON answer with its status.
-      if (!stream) return resolve(body ? json(body, answerStatus(answer), answerHeaders(answer)) : new Response(null, { status: 204 }))
-      if (body && !cancel.aborted) stream.write(body)
-      stream.close()
-    })
-  })
+    const error = errorResponse(id, refusal.error)
+    if (this.#stream) {
+      this.#stream.write(error)
+      this.#stream.close()
+    } else {
+      this.#respond(json(error, answerStatus(refusal), answerHeaders(refusal)))
+    }
+    this.cancel.abort(new Error('the server is shutting down'))
+  }
+
+  #respond(response: Response): void {
+    this.resolve!(response)
+    this.resolve = undefined
+  }
+
+  /** False when answered or stopped already. */
+  #settle(): boolean {
+    if (this.#settled) return false
+    this.#settled = true
+    this.context.running.delete(this)
+    return true
+  }
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
@@ -280,47 +357,6 @@ function refuse(message: string, status: number, headers?: Record<string, string
 
 function json(body: unknown, status: number, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
-}
-
-/**
- * What the exchange sees of an HTTP request. A class, not an object literal: a literal with a getter among
- * a dozen fields is kept as a dictionary, some 800 bytes for each open stream.
- */
-class HttpTransport implements Transport {
-  readonly versionHeader: string | undefined
-  readonly principal: string | undefined
-  readonly auth: AuthInfo | undefined
-  readonly env: unknown
-  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
-  readonly deadline: number | undefined
-  readonly buffered: boolean | undefined
-  readonly clientAddress: string | undefined
-  #bare: Request | undefined
-
-  constructor(
-    private readonly raw: Request,
-    platform: RuntimeContext,
-    private readonly identity: Identity | undefined,
-    readonly cancel: Cancellation,
-    readonly emit: (notification: JsonRpcNotification, eventId?: string) => void,
-  ) {
-    this.versionHeader = raw.headers.get(HEADER_PROTOCOL_VERSION)?.trim()
-    this.principal = identity?.principal
-    this.auth = identity?.auth
-    this.env = platform.env
-    this.waitUntil = platform.waitUntil
-    this.deadline = platform.deadline
-    this.buffered = platform.buffered
-    this.clientAddress = platform.clientAddress
-  }
-
-  // Handed on alone (checkMethodHeaders), so bound to its request.
-  readonly header = (name: string): string | null => this.raw.headers.get(name)
-
-  /** Handlers get the request without its token (made when first asked for): nothing to pass upstream. */
-  get request(): Request {
-    return this.identity ? (this.#bare ??= withoutCredentials(this.raw)) : this.raw
-  }
 }
 
 function withoutCredentials(request: Request): Request {

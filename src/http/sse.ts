@@ -26,28 +26,29 @@ export const HIGH_WATER_MARK = 64 * 1024
 
 /**
  * One timer for all open streams of a handler: keep-alive comments stop idle intermediaries from cutting a
- * stream and reveal a vanished client on the next write. It runs only while streams are open.
+ * stream and reveal a vanished client on the next write. It runs only while streams are open. It holds the
+ * streams themselves, not a ping function for each: tens of thousands are open at once.
  */
 export interface KeepAlive {
-  add(ping: () => void): () => void
+  add(stream: { ping(): void }): void
+  delete(stream: { ping(): void }): void
 }
 
 export function keepAlive(intervalMs: number): KeepAlive {
-  const pings = new Set<() => void>()
+  const streams = new Set<{ ping(): void }>()
   let timer: ReturnType<typeof setInterval> | undefined
   return {
-    add(ping) {
-      if (intervalMs <= 0) return () => {}
-      pings.add(ping)
+    add(stream) {
+      if (intervalMs <= 0) return
+      streams.add(stream)
       timer ??= setInterval(() => {
-        for (const p of pings) p()
+        for (const s of streams) s.ping()
       }, intervalMs)
-      return () => {
-        pings.delete(ping)
-        if (pings.size === 0 && timer !== undefined) {
-          clearInterval(timer)
-          timer = undefined
-        }
+    },
+    delete(stream) {
+      if (streams.delete(stream) && streams.size === 0) {
+        clearInterval(timer!)
+        timer = undefined
       }
     },
   }
@@ -66,18 +67,23 @@ export interface SseSink {
 }
 
 /**
- * Opens a stream on the connection itself: status 200 with `headers` go out, and `onClose` runs once if the
- * connection closes before the sink ends or destroys it. `response` is what the fetch handler returns for
- * it; the runtime knows not to send it.
+ * Opens a stream on the connection itself: status 200 with `headers` go out, and `stream.gone()` runs when
+ * the connection closes (after the sink ended or destroyed it too: the stream ignores that). `response` is
+ * what the fetch handler returns for it; the runtime knows not to send it.
  */
-export type DirectSse = (headers: Record<string, string>, onClose: () => void) => { sink: SseSink; response: Response }
+export type DirectSse = (headers: Record<string, string>, stream: { gone(): void }) => { sink: SseSink; response: Response }
+
+/** What a stream tells when its client goes away (a request's Cancellation). */
+export interface ClientGone {
+  abort(reason: unknown): void
+}
 
 /**
- * `onGone` runs once when the client goes away: it cancelled the body, or stopped reading for so long that
- * more than MAX_BACKLOG bytes wait for it. Every way the stream ends goes through `stop` first, so an open
- * stream's controller always takes bytes.
+ * `owner` is aborted once when the client goes away: it cancelled the body, or stopped reading for so long
+ * that more than MAX_BACKLOG bytes wait for it. Every way the stream ends goes through `stop` first, so an
+ * open stream's controller always takes bytes.
  */
-export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream & { readonly body: ReadableStream<Uint8Array> } {
+export function sseStream(keepAlives: KeepAlive, owner: ClientGone): SseStream & { readonly body: ReadableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const sink: SseSink = {
     write(text) {
@@ -92,15 +98,15 @@ export function sseStream(keepAlives: KeepAlive, onGone: () => void): SseStream 
     { start: (c) => void (controller = c), cancel: () => stream.gone() },
     { highWaterMark: HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
   )
-  const stream = new SseWriter(keepAlives, sink, onGone)
+  const stream = new SseWriter(keepAlives, sink, owner)
   return Object.assign(stream, { body })
 }
 
-/** A stream on the connection itself (see DirectSse); the Response to return is `response`. */
-export function directSseStream(keepAlives: KeepAlive, open: DirectSse, headers: Record<string, string>, onGone: () => void): SseStream & { readonly response: Response } {
-  let stream: SseWriter | undefined
-  const { sink, response } = open(headers, () => stream?.gone())
-  stream = new SseWriter(keepAlives, sink, onGone)
+/** A stream on the connection itself (see DirectSse, a method of `platform`); the Response to return is `response`. */
+export function directSseStream(keepAlives: KeepAlive, platform: { sse: DirectSse }, headers: Record<string, string>, owner: ClientGone): SseStream & { readonly response: Response } {
+  const stream = new SseWriter(keepAlives, undefined, owner)
+  const { sink, response } = platform.sse(headers, stream)
+  stream.sink = sink
   return Object.assign(stream, { response })
 }
 
@@ -110,10 +116,14 @@ export function directSseStream(keepAlives: KeepAlive, open: DirectSse, headers:
  */
 class SseWriter implements SseStream {
   #open = true
-  readonly #untrack: () => void
 
-  constructor(keepAlives: KeepAlive, private readonly sink: SseSink, private readonly onGone: () => void) {
-    this.#untrack = keepAlives.add(() => this.#send(PING))
+  // `sink` is set at once by directSseStream, which opens the connection with the stream as its listener.
+  constructor(private readonly keepAlives: KeepAlive, public sink: SseSink | undefined, private readonly owner: ClientGone) {
+    keepAlives.add(this)
+  }
+
+  ping(): void {
+    this.#send(PING)
   }
 
   write(message: unknown, id?: string): void {
@@ -122,20 +132,20 @@ class SseWriter implements SseStream {
 
   close(): void {
     if (!this.#stop()) return
-    this.sink.end()
+    this.sink!.end()
   }
 
-  /** The client went away: nothing more is written, `onGone` runs (once at most). */
+  /** The client went away: nothing more is written, the owner is aborted (once at most). */
   gone(): void {
-    if (this.#stop()) this.onGone()
+    if (this.#stop()) this.owner.abort(new Error('client closed the stream'))
   }
 
   #send(text: string): void {
     if (!this.#open) return
-    if (this.sink.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
+    if (this.sink!.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
       // The client stopped reading: end the stream; it can reconnect and refetch.
       this.gone()
-      this.sink.destroy()
+      this.sink!.destroy()
     }
   }
 
@@ -143,7 +153,7 @@ class SseWriter implements SseStream {
   #stop(): boolean {
     if (!this.#open) return false
     this.#open = false
-    this.#untrack()
+    this.keepAlives.delete(this)
     return true
   }
 }

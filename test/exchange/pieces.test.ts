@@ -44,13 +44,29 @@ describe('Cancellation', () => {
   it('makes one signal, on first read, that follows the parent whether it aborted before or after', () => {
     const early = new AbortController()
     early.abort('before')
-    const a = new Cancellation(() => early.signal)
+    const a = new Cancellation(early)
     expect([a.signal.aborted, a.signal.reason, a.aborted]).toEqual([true, 'before', true])
     const late = new AbortController()
-    const b = new Cancellation(() => late.signal)
+    const b = new Cancellation(late)
     expect(b.signal).toBe(b.signal)
     late.abort('after')
     expect([b.signal.aborted, b.signal.reason]).toEqual([true, 'after'])
+  })
+
+  it('calls every abort listener once, in order, but one taken off; one added after the abort at once', () => {
+    const cancel = new Cancellation()
+    const called: string[] = []
+    const b = () => called.push('b')
+    cancel.onAbort(() => called.push('a'))
+    cancel.onAbort(b)
+    cancel.onAbort(() => called.push('c'))
+    cancel.offAbort(b)
+    cancel.offAbort(b)
+    cancel.abort('gone')
+    cancel.abort('again')
+    expect(called).toEqual(['a', 'c'])
+    cancel.onAbort(() => called.push('late'))
+    expect(called).toEqual(['a', 'c', 'late'])
   })
 
   it('an abort before anyone looked, and a second abort, keep the first reason', () => {

@@ -85,25 +85,45 @@ describe('SSE streams and keep-alives', () => {
     vi.useFakeTimers()
     const pings: string[] = []
     const alive = keepAlive(10)
-    const removeA = alive.add(() => pings.push('a'))
-    const removeB = alive.add(() => pings.push('b'))
+    const a = { ping: () => pings.push('a') }
+    const b = { ping: () => pings.push('b') }
+    alive.add(a)
+    alive.add(b)
     expect(vi.getTimerCount()).toBe(1)
     vi.advanceTimersByTime(10)
     expect(pings).toEqual(['a', 'b'])
-    removeA()
+    alive.delete(a)
+    alive.delete(a)
     expect(vi.getTimerCount()).toBe(1)
     vi.advanceTimersByTime(10)
     expect(pings).toEqual(['a', 'b', 'b'])
-    removeB()
+    alive.delete(b)
     expect(vi.getTimerCount()).toBe(0)
-    const remove = keepAlive(0).add(() => pings.push('never'))
+    alive.add(a)
+    expect(vi.getTimerCount()).toBe(1)
+    alive.delete(a)
+    const never = keepAlive(0)
+    never.add({ ping: () => pings.push('never') })
     expect(vi.getTimerCount()).toBe(0)
-    remove()
+  })
+
+  it('a stream pings while open, and leaves the keep-alive timer when it closes or its client leaves', async () => {
+    vi.useFakeTimers()
+    const alive = keepAlive(10)
+    const closed = sseStream(alive, { abort: () => {} })
+    const left = sseStream(alive, { abort: () => {} })
+    expect(vi.getTimerCount()).toBe(1)
+    vi.advanceTimersByTime(10)
+    closed.close()
+    expect(vi.getTimerCount()).toBe(1)
+    await left.body.cancel()
+    expect(vi.getTimerCount()).toBe(0)
+    expect(await new Response(closed.body).text()).toBe(': keep-alive\n\n')
   })
 
   it('writes nothing after close, and tells of a client that left once', async () => {
     let gone = 0
-    const stream = sseStream(keepAlive(0), () => gone++)
+    const stream = sseStream(keepAlive(0), { abort: () => gone++ })
     stream.write({ n: 1 })
     stream.close()
     stream.write({ n: 2 })
@@ -111,7 +131,7 @@ describe('SSE streams and keep-alives', () => {
     expect(await new Response(stream.body).text()).toBe('event: message\ndata: {"n":1}\n\n')
     expect(gone).toBe(0)
 
-    const left = sseStream(keepAlive(0), () => gone++)
+    const left = sseStream(keepAlive(0), { abort: () => gone++ })
     await left.body.cancel()
     left.write({ n: 3 })
     expect(gone).toBe(1)
@@ -123,7 +143,7 @@ describe('SSE streams and keep-alives', () => {
     // An event of `n` ASCII characters takes n + 25 bytes: "event: message\ndata: " + JSON string + "\n\n".
     const event = (bytes: number) => 'x'.repeat(bytes - 25)
     let gone = 0
-    const full = sseStream(keepAlive(0), () => gone++)
+    const full = sseStream(keepAlive(0), { abort: () => gone++ })
     full.write(event(HIGH_WATER_MARK + MAX_BACKLOG))
     expect(gone).toBe(0)
     full.write('') // 27 bytes more

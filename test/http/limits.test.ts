@@ -72,6 +72,24 @@ describe('listen streams per runtime', () => {
     await open(h, as('bob'))
     expect(await refusal(h(listenRequest(as('carol'))))).toMatchObject({ status: 503, retryAfter: '10', error: { code: -32000, message: 'This server holds 2 listen streams, its most: try again later' } })
   })
+
+  it('a closed stream gives its place in the total back, and so does one whose subscribe failed', async () => {
+    const h = createFetchHandler(server(), { listen: { maxStreams: 1 } })
+    const first = await open(h)
+    expect((await refusal(h(listenRequest()))).status).toBe(503)
+    await first.cancel()
+    await new Promise((r) => setTimeout(r, 20))
+    await open(h)
+
+    const errors: unknown[] = []
+    const refusing = { publish: async () => {}, subscribe: () => Promise.reject(new Error('backplane down')) }
+    const failing = createFetchHandler(server(), { backplane: refusing, listen: { maxStreams: 1 }, onError: (e) => void errors.push(e) })
+    for (const _ of [1, 2]) {
+      const { error } = await refusal(failing(listenRequest()))
+      expect(error).toEqual({ code: -32603, message: expect.stringMatching(/^Internal error \(error id \w+\)$/) })
+    }
+    expect(errors).toEqual([new Error('backplane down'), new Error('backplane down')])
+  })
 })
 
 describe('filter size', () => {

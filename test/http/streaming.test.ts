@@ -111,6 +111,20 @@ describe('response mode', () => {
     }
   })
 
+  it('progress after the client aborted the request, before any stream, opens none: the answer stays JSON', async () => {
+    const server = new McpServer({ name: 'gone', version: '1.0.0' }).tool('wait', { description: 'waits' }, async (_args, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+      ctx.progress(1)
+      return 'after the abort'
+    })
+    const client = new AbortController()
+    const answer = createHandler(server)(new Request(request('wait', 'p'), { signal: client.signal }))
+    await new Promise((r) => setTimeout(r, 10))
+    client.abort()
+    const res = await answer
+    expect(res.headers.get('content-type')).toBe('application/json')
+  })
+
   it('a handler learns why it was aborted: the client closed the stream', async () => {
     const reason = deferred<unknown>()
     const server = new McpServer({ name: 'r', version: '1.0.0' }).tool('wait', { description: 'waits' }, async (_args, ctx) => {

@@ -94,4 +94,19 @@ describe('streaming handler, in process', () => {
     expect(body).toContain('notifications/progress')
     expect(out.writableEnded).toBe(true)
   })
+
+  it('a body that fails once the prelude is out is told to onError as a response error, and the invocation ends', async () => {
+    // 1,200 reports of 1 KiB at once to a response stream that takes nothing: past the SSE body's backlog bound.
+    const flood = new McpServer({ name: 'flood', version: '1.0.0' }).tool('flood', {}, async (_args, ctx) => {
+      for (let i = 0; i < 1200; i++) ctx.progress(i, 1200, 'x'.repeat(1024))
+      return 'flooded'
+    })
+    const event = urlEvent('tools/call', { name: 'flood', arguments: {} }, { progressToken: 't' })
+    const stalled = () => new Recorder(60_000, 1024)
+    const errors: [unknown, string | undefined][] = []
+    await createLambdaHandler(flood, { onError: (e, c) => void errors.push([e, c.during]) })(event, stalled(), context())
+    expect(errors).toEqual([[new Error('client too slow'), 'response']])
+    // An onError that throws fails nothing more: the response is out already.
+    await createLambdaHandler(flood, { onError: () => { throw new Error('onError broke') } })(event, stalled(), context())
+  })
 })
