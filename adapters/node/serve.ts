@@ -1,7 +1,7 @@
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createApp, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
+import { createFetchHandler, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
 import { nodePlatform } from './sse.js'
 
 export interface ServeOptions extends HandlerOptions {
@@ -64,13 +64,13 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
     log(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
-  const app = createApp(server, {
-    ...options,
-    platform: (env) => nodePlatform(env as HttpBindings),
-  })
+  const app = createFetchHandler(server, options)
+  const path = options.path ?? '/mcp'
+  // The endpoint and its side paths matched by hand: a router's context for each request costs more than the search.
+  const paths = new Set([path, ...app.metadataPaths, ...(options.healthPath ? [options.healthPath] : [])])
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const http = createAdaptorServer({
-    fetch: app.fetch,
+    fetch: (request, env) => (paths.has(pathOf(request.url)) ? app(request, nodePlatform(env as HttpBindings)) : notFound()),
     hostname: host,
     // Node checks those timeouts only this often (default every 30 s): a slow body would hold on for that long.
     serverOptions: { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 },
@@ -85,7 +85,6 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
     })
   })
   const { port } = http.address() as AddressInfo
-  const path = options.path ?? '/mcp'
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`
   log(startLine(url, app.summary))
 
@@ -106,6 +105,21 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   }
   return { url, port, http, close, notify: app.notify }
 }
+
+/** The path of a URL, percent-escapes decoded as a router would. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  const path = url.slice(start, query === -1 ? undefined : query)
+  if (!path.includes('%')) return path
+  try {
+    return decodeURI(path)
+  } catch {
+    return path
+  }
+}
+
+const notFound = () => new Response('404 Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=UTF-8' } })
 
 /**
  * What a server runs with, in one line: what stays in this process (`memory`: a backplane, tasks) is said

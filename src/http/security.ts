@@ -55,12 +55,10 @@ function sameOrigin(origin: string, host: string): boolean {
   }
 }
 
-const NONE: Record<string, string> = Object.freeze({}) as Record<string, string>
-
-/** CORS response headers for an accepted cross-origin request. */
-export function corsHeaders(request: Request): Record<string, string> {
+/** CORS response headers (none without an Origin) for an accepted cross-origin request. */
+export function corsHeaders(request: Request): Record<string, string> | undefined {
   const origin = request.headers.get('origin')
-  if (origin === null) return NONE
+  if (origin === null) return undefined
   return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate' }
 }
 

@@ -85,6 +85,29 @@ describe('serve() defaults', () => {
     expect(lines[0]).toMatch(/ \| health \/healthz$/)
   })
 
+  it('routes its endpoint (query and escapes as a router reads them), health path and metadata; 404 for anything else', async () => {
+    const server = new McpServer({ name: 'paths', version: '1.0.0' }).tool('t', {}, () => 't')
+    const running = await serve(server, { port: 0, handleSignals: false, log: false, path: '/api/mcp', healthPath: '/healthz' })
+    try {
+      const base = `http://127.0.0.1:${running.port}`
+      const call = (path: string) => fetch(base + path, {
+        method: 'POST', headers: modernHeaders('tools/call', { name: 't' }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: {}, _meta: META_2026() } }),
+      })
+      for (const path of ['/api/mcp', '/api/mcp?x=1', '/api/%6Dcp']) {
+        const res = await call(path)
+        expect([path, res.status, (await res.json()).result?.content]).toEqual([path, 200, [{ type: 'text', text: 't' }]])
+      }
+      expect((await fetch(`${base}/healthz`)).status).toBe(200)
+      for (const path of ['/mcp', '/api/mcp/', '/api', '/api/mcpx', '/%E0%A4%A']) {
+        const res = await call(path)
+        expect([path, res.status, await res.text()]).toEqual([path, 404, '404 Not Found'])
+      }
+    } finally {
+      await running.close()
+    }
+  })
+
   it('on close, lets a request in flight finish within the grace period, and stops one that runs past it', async () => {
     const server = new McpServer({ name: 'grace', version: '1.0.0' })
       .tool('soon', {}, () => new Promise((resolve) => setTimeout(() => resolve('finished'), 150)))
