@@ -157,6 +157,8 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
       ...options,
       auth: authFor(env),
       ...bindingServices(options, env),
+      // A Worker's timer belongs to the request that set it: each listen stream keeps its own.
+      requestTimers: true,
       // Tasks and resumable requests live and run in the task objects, so that they outlive the request.
       store: options.store ?? (tasks && durableTaskStore({ namespace: () => tasks })),
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on

@@ -107,7 +107,7 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
       return merged!
     },
     report,
-    streams: new OpenStreams(),
+    streams: new OpenStreams(options.requestTimers ?? false),
     async close() {
       runtime.streams.endAll()
       await Promise.all(extensions.map((e) => e.close?.(runtime)))

@@ -11,7 +11,8 @@ export interface OpenStream {
  * runtime live equally long (listen.maxLifetimeMs), so they expire in the order they opened and the timer
  * waits for the oldest only: one timer rather than one per stream, which costs some 130 bytes, for tens of
  * thousands of streams. A stream that must end before one opened earlier (a platform's deadline came
- * sooner) gets a timer of its own.
+ * sooner) gets a timer of its own, and so does every stream where a timer belongs to the request that set it
+ * (`ownTimers`, Workers): a shared one would die with the first stream's request, and may not end another's.
  */
 export class OpenStreams {
   // Streams that expire, in the order they expire.
@@ -21,6 +22,8 @@ export class OpenStreams {
   #latest = -Infinity
   #timer: ReturnType<typeof setTimeout> | undefined
 
+  constructor(private readonly ownTimers = false) {}
+
   get size(): number {
     return this.#ordered.size + this.#others.size
   }
@@ -28,7 +31,7 @@ export class OpenStreams {
   add(stream: OpenStream): void {
     const { expires } = stream
     if (expires === Infinity) return void this.#others.set(stream, undefined)
-    if (expires < this.#latest) return void this.#others.set(stream, setTimeout(() => stream.end(), expires - Date.now()))
+    if (this.ownTimers || expires < this.#latest) return void this.#others.set(stream, setTimeout(() => stream.end(), expires - Date.now()))
     this.#latest = expires
     this.#ordered.add(stream)
     if (this.#timer === undefined) this.#arm(expires)

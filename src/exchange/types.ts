@@ -66,6 +66,11 @@ export interface CoreOptions {
     readable?: ((uri: string, asker: Asker) => boolean) | undefined
   } | undefined
   /**
+   * @internal Timers belong to the request that set them (Workers: cancelled with it, and kept from another
+   * request's I/O): each listen stream then keeps a lifetime timer of its own instead of sharing one.
+   */
+  requestTimers?: boolean | undefined
+  /**
    * Longest a request's handler runs before it is aborted and the request answered -32603 (default 5
    * minutes; Infinity for none). Listen streams have their own lifetime; work that takes longer belongs in a task.
    */

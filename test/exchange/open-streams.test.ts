@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { OpenStreams } from '../../src/exchange/open-streams.js'
 
-function streamsWithLog() {
-  const streams = new OpenStreams()
+function streamsWithLog(ownTimers?: boolean) {
+  const streams = new OpenStreams(ownTimers)
   const ended: string[] = []
   const open = (name: string, lifetimeMs: number) => {
     const stream = {
@@ -91,6 +91,17 @@ describe('OpenStreams', () => {
     vi.advanceTimersByTime(900)
     expect(ended).toEqual(['short', 'long'])
     expect(streams.size).toBe(1)
+  })
+
+  it('with timers of their own (Workers: a timer belongs to its request), each stream keeps one', () => {
+    const { streams, ended, open } = streamsWithLog(true)
+    open('a', 100)
+    const b = open('b', 200)
+    expect(vi.getTimerCount()).toBe(2)
+    vi.advanceTimersByTime(100)
+    expect(ended).toEqual(['a'])
+    streams.delete(b)
+    expect(vi.getTimerCount()).toBe(0)
   })
 
   it('endAll ends every stream, those in order and the others', () => {
