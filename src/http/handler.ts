@@ -151,7 +151,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     }
   }
   const abort = () => {
-    for (const reply of [...context.running]) reply.stop()
+    for (const transport of [...context.running]) transport.stop()
   }
   const close = () => {
     closing = true
