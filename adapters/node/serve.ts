@@ -1,4 +1,5 @@
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
+import { getPath } from 'hono/utils/url'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createFetchHandler, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
@@ -66,11 +67,12 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   }
   const app = createFetchHandler(server, options)
   const path = options.path ?? '/mcp'
-  // The endpoint and its side paths matched by hand: a router's context for each request costs more than the search.
+  // The endpoint and its side paths matched without a router (Hono's own path reading): a router's context
+  // for each request costs more than the search.
   const paths = new Set([path, ...app.metadataPaths, ...(options.healthPath ? [options.healthPath] : [])])
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const http = createAdaptorServer({
-    fetch: (request, env) => (paths.has(pathOf(request.url)) ? app(request, nodePlatform(env as HttpBindings)) : notFound()),
+    fetch: (request, env) => (paths.has(getPath(request)) ? app(request, nodePlatform(env as HttpBindings)) : notFound()),
     hostname: host,
     // Node checks those timeouts only this often (default every 30 s): a slow body would hold on for that long.
     serverOptions: { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 },
@@ -104,19 +106,6 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
     })
   }
   return { url, port, http, close, notify: app.notify }
-}
-
-/** The path of a URL, percent-escapes decoded as a router would. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const query = url.indexOf('?', start)
-  const path = url.slice(start, query === -1 ? undefined : query)
-  if (!path.includes('%')) return path
-  try {
-    return decodeURI(path)
-  } catch {
-    return path
-  }
 }
 
 const notFound = () => new Response('404 Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=UTF-8' } })

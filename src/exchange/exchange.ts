@@ -3,7 +3,7 @@ import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../p
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { Call, Runtime, Transport } from './types.js'
-import { checkMethodHeaders, checkParamHeaders } from './headers.js'
+import { checkMethodHeaders, checkParamHeaders, type HeaderSource } from './headers.js'
 import { spokenVersion } from './version.js'
 
 /**
@@ -60,8 +60,7 @@ export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: T
 
     const found = runtime.method(profile.era, message.method)
     const descriptor = found && (!found.served || found.served(runtime)) ? found : undefined
-    // Called through the transport: a transport's `header` may be a method of its own.
-    const header = profile.era === 'modern' && transport.header ? (name: string) => transport.header!(name) : undefined
+    const header = profile.era === 'modern' && transport.header ? (transport as HeaderSource) : undefined
     const nameParam = typeof descriptor?.nameParam === 'function' ? descriptor.nameParam(profile) : descriptor?.nameParam
     if (header) checkMethodHeaders(header, message.method, params, nameParam, profile)
     stage = 'route'

@@ -7,8 +7,8 @@ import type { Profile } from '../protocol/profiles.js'
 // The header rules of SEP-2243: `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` repeat the body. Header names
 // are case-insensitive, values case-sensitive and trimmed; a failure is -32020 (seed draft: -32001).
 
-/** Reads a request header (null when absent). */
-type Header = (name: string) => string | null
+/** Reads a request header (null when absent): the transport itself, its `header` called as a method. */
+export type HeaderSource = { header(name: string): string | null }
 
 const mismatch = (profile: Profile, message: string) => new McpError(profile.headerMismatchCode, `Header mismatch: ${message}`)
 const differs = (profile: Profile, header: string, got: string, want: string) =>
@@ -16,14 +16,14 @@ const differs = (profile: Profile, header: string, got: string, want: string) =>
 const invalid = (profile: Profile, header: string) => mismatch(profile, `${header} header value is not valid (visible ASCII or =?base64?...?=)`)
 
 /** `Mcp-Method`, and `Mcp-Name` where the method names something (`nameParam`). */
-export function checkMethodHeaders(header: Header, method: string, params: JsonObject, nameParam: string | undefined, profile: Profile): void {
-  const methodHeader = header(HEADER_METHOD)
+export function checkMethodHeaders(request: HeaderSource, method: string, params: JsonObject, nameParam: string | undefined, profile: Profile): void {
+  const methodHeader = request.header(HEADER_METHOD)
   if (methodHeader === null) throw mismatch(profile, 'the required Mcp-Method header is missing')
   if (methodHeader.trim() !== method) throw differs(profile, 'Mcp-Method', methodHeader.trim(), `'${method}'`)
 
   const bodyName = nameParam === undefined ? undefined : params[nameParam]
   if (typeof bodyName !== 'string') return
-  const raw = header(HEADER_NAME)
+  const raw = request.header(HEADER_NAME)
   if (raw === null) throw mismatch(profile, `the Mcp-Name header is required for ${method}`)
   const value = decodeHeaderValue(raw)
   if (value === undefined) throw invalid(profile, 'Mcp-Name')
@@ -31,12 +31,12 @@ export function checkMethodHeaders(header: Header, method: string, params: JsonO
 }
 
 /** `Mcp-Param-*`: every annotated argument that is set must be repeated, and none that is not. */
-export function checkParamHeaders(header: Header, params: readonly ParamHeader[], args: JsonObject, profile: Profile): void {
+export function checkParamHeaders(request: HeaderSource, params: readonly ParamHeader[], args: JsonObject, profile: Profile): void {
   for (const param of params) {
     const name = `Mcp-Param-${param.name}`
     let value: unknown = args
     for (const key of param.path) value = isObject(value) ? value[key] : undefined
-    const raw = header(`${HEADER_PARAM_PREFIX}${param.name}`)
+    const raw = request.header(`${HEADER_PARAM_PREFIX}${param.name}`)
     if (value === undefined || value === null) {
       if (raw !== null) throw mismatch(profile, `${name} is present but argument ${param.path.join('.')} is not`)
       continue
