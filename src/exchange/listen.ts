@@ -6,7 +6,7 @@ import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, 
 import type { OpenStream } from './open-streams.js'
 import type { Call, ListenAsker, ListenField, MethodDescriptor, Runtime, Transport } from './types.js'
 
-const MAX_RESOURCE_SUBSCRIPTIONS = 1000
+const MAX_NAMED = 1000
 
 function listField(key: string, list: 'tools' | 'prompts' | 'resources'): ListenField {
   const topic = listChanged(list).topic
@@ -23,24 +23,31 @@ function listField(key: string, list: 'tools' | 'prompts' | 'resources'): Listen
 
 const RESOURCE = resourceUpdated('').topic
 
+/**
+ * A filter member that names things (URIs, task ids): an array of at most 1,000 distinct strings, each
+ * passing `valid`, within the listen budget of characters in all. The stream holds every one for its life
+ * and echoes them in its acknowledgement, so their number and their size are both bounded.
+ */
+export function namedList(value: unknown, call: Call, key: string, noun: string, valid: (item: string) => boolean = () => true): string[] {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && valid(item))) {
+    throw invalidParams(`notifications.${key} must be an array of ${noun}s`)
+  }
+  if (value.length > MAX_NAMED) throw invalidParams(`notifications.${key} may name at most ${MAX_NAMED} ${noun}s`)
+  const { maxFilterChars } = call.runtime.listenLimits
+  if ((value as string[]).reduce((n, item) => n + item.length, 0) > maxFilterChars) {
+    throw invalidParams(`notifications.${key} may name at most ${maxFilterChars} characters of ${noun}s`)
+  }
+  return [...new Set(value as string[])]
+}
+
 const resourceSubscriptions: ListenField = {
   key: 'resourceSubscriptions',
   honour(value, call) {
     if (value === undefined) return undefined
-    if (!Array.isArray(value) || !value.every((u) => typeof u === 'string')) {
-      throw invalidParams('notifications.resourceSubscriptions must be an array of URIs')
-    }
-    if (value.length > MAX_RESOURCE_SUBSCRIPTIONS) {
-      throw invalidParams(`notifications.resourceSubscriptions may name at most ${MAX_RESOURCE_SUBSCRIPTIONS} URIs`)
-    }
-    // Every URI is held as long as the stream and echoed in its acknowledgement: their size is bounded too.
-    const { maxFilterChars } = call.runtime.listenLimits
-    if ((value as string[]).reduce((n, uri) => n + uri.length, 0) > maxFilterChars) {
-      throw invalidParams(`notifications.resourceSubscriptions may name at most ${maxFilterChars} characters of URIs`)
-    }
+    const named = namedList(value, call, 'resourceSubscriptions', 'URI')
     if (!call.runtime.capabilities().resources?.subscribe) return undefined
     // Only what the asker may read: no watching another user's resources, or ones that do not exist.
-    const uris = [...new Set(value as string[])].filter((uri) => call.runtime.readable(uri, call))
+    const uris = named.filter((uri) => call.runtime.readable(uri, call))
     return { value: uris, topics: uris.map((uri) => resourceUpdated(uri).topic) }
   },
   notifications(event, honoured) {

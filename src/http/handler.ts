@@ -8,6 +8,7 @@ import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
+import { clientAddress } from './client-address.js'
 import { healthRoute } from './health.js'
 import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
@@ -38,6 +39,14 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    * to the handler too (createApp, createWorker and the Lambda handlers do).
    */
   healthPath?: string | undefined
+  /**
+   * A header your reverse proxy sets to the client's address (`x-forwarded-for`, `x-real-ip`,
+   * `fly-client-ip`, ...): anonymous clients' shares of the limits are counted by it rather than by the
+   * proxy's own address, which every client would share. Set it only behind a proxy that sets or appends
+   * it, or clients pick their own share. Of a list, the last entry (the nearest proxy's) counts. Default:
+   * none; the platform's address counts (`RuntimeContext.clientAddress`), an IPv6 one by its /64.
+   */
+  clientAddressHeader?: string | undefined
 }
 
 /** What a runtime hands to each request besides the Request itself. */
@@ -95,6 +104,7 @@ interface HandlerContext {
   readonly maxBodyBytes: number
   readonly bodies: BodyBudget
   readonly keepAlives: KeepAlive
+  readonly clientAddressHeader: string | undefined
   /** Each request that is still running: what `abort` stops. */
   readonly running: Set<{ stop(): void }>
 }
@@ -126,6 +136,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     bodies: new BodyBudget(options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES),
     running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
+    clientAddressHeader: options.clientAddressHeader?.toLowerCase(),
   }
   const guard = requestGuard(options)
   const metadataPaths = gate?.metadata.paths ?? []
@@ -267,7 +278,7 @@ class HttpTransport implements Transport {
   }
 
   get clientAddress(): string | undefined {
-    return this.platform.clientAddress
+    return clientAddress(this.raw.headers, this.context.clientAddressHeader, this.platform.clientAddress)
   }
 
   /** Handlers get the request without its token (made when first asked for): nothing to pass upstream. */

@@ -5,10 +5,11 @@ import type { ClientCapabilities, InputRequest, Tool } from '../protocol/types.j
 import { withInput } from '../exchange/call.js'
 import type { Call, Extension, ExtensionPlan, ListenField, MethodDescriptor, Runtime } from '../exchange/types.js'
 import { validResponse } from '../exchange/input.js'
+import { namedList } from '../exchange/listen.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { answer, detailedTask, finish, newTask, taskFields, type TaskSettings } from './records.js'
+import { answer, detailedTask, finish, newTask, TASK_ID, taskFields, type TaskSettings } from './records.js'
 import { durableWork, startTask, type Work } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
 import { declared, runsAsTask } from './decide.js'
@@ -30,8 +31,6 @@ export interface TaskOptions {
    */
   leaseMs?: number | undefined
 }
-
-const MAX_TASK_SUBSCRIPTIONS = 1000
 
 const positive = (value: number | undefined, fallback: number, name: string): number => {
   const v = value ?? fallback
@@ -214,9 +213,7 @@ const taskIds: ListenField = {
     if (c.profile.tasks === 'extension' && !declared(c)) {
       throw new McpError(c.profile.missingCapabilityCode, `notifications.taskIds needs the ${TASKS} extension declared`, { requiredCapabilities: NEEDS_TASKS })
     }
-    if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw invalidParams('notifications.taskIds must be an array of task ids')
-    if (value.length > MAX_TASK_SUBSCRIPTIONS) throw invalidParams(`notifications.taskIds may name at most ${MAX_TASK_SUBSCRIPTIONS} tasks`)
-    const ids = [...new Set(value as string[])]
+    const ids = namedList(value, c, 'taskIds', 'task id', (id) => TASK_ID.test(id))
     return { value: ids, topics: ids.map(taskTopic) }
   },
   notifications(event, _honoured, c) {

@@ -88,13 +88,17 @@ async function waitForStop(call: Call, service: TaskService): Promise<TaskRecord
   }
 }
 
-/** `tasks/list`: a page of the asker's own live tasks. */
+/**
+ * `tasks/list`: a page of the asker's own live tasks. An anonymous asker owns none: without a principal a
+ * task id is the only capability to it (its result, its input request), so ids are never listed to strangers.
+ */
 export async function seedList(call: Call, service: TaskService): Promise<JsonObject> {
   const { list } = service.store
   if (!list) throw new McpError(METHOD_NOT_FOUND, 'Method not found: tasks/list')
   const cursor = call.params.cursor
   if (cursor !== undefined && typeof cursor !== 'string') throw invalidParams('params.cursor must be a string')
-  const page = await list.call(service.store, call.principal ?? '', cursor, PAGE)
+  if (call.principal === undefined) return { tasks: [] }
+  const page = await list.call(service.store, call.principal, cursor, PAGE)
   const result: JsonObject = { tasks: page.tasks.filter(isTask).map((t) => seedTask(call, t)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result

@@ -63,6 +63,33 @@ describe('listen streams per client', () => {
     await open(h)
     await open(h)
   })
+
+  it('counts an IPv6 client by its /64, and an IPv4-mapped one as its IPv4 address', async () => {
+    const h = createFetchHandler(server(), { listen: { maxStreamsPerClient: 1 } })
+    await open(h, {}, { clientAddress: '2001:db8:0:1::5' })
+    expect((await refusal(h(listenRequest(), { clientAddress: '2001:0db8:0000:0001:ffff:1:2:3' }))).status).toBe(429)
+    await open(h, {}, { clientAddress: '2001:db8:0:2::5' })
+    await open(h, {}, { clientAddress: '::ffff:10.0.0.1' })
+    expect((await refusal(h(listenRequest(), { clientAddress: '10.0.0.1' }))).status).toBe(429)
+  })
+
+  it('behind a proxy the deployer names, counts by the address the proxy appended, not by the proxy', async () => {
+    const proxy = { clientAddress: '10.9.9.9' }
+    const h = createFetchHandler(server(), { listen: { maxStreamsPerClient: 1 }, clientAddressHeader: 'X-Forwarded-For' })
+    await open(h, { 'x-forwarded-for': '203.0.113.7' }, proxy)
+    // What a client writes into the header itself comes first; the proxy appends what it saw.
+    expect((await refusal(h(listenRequest({ 'x-forwarded-for': '198.51.100.1, 203.0.113.7' }), proxy))).status).toBe(429)
+    await open(h, { 'x-forwarded-for': '203.0.113.7, 203.0.113.8' }, proxy)
+    // Without the header, the peer's address counts.
+    await open(h, {}, proxy)
+    expect((await refusal(h(listenRequest(), proxy))).status).toBe(429)
+  })
+
+  it('without a proxy header named, a client cannot pick its share by sending one', async () => {
+    const h = createFetchHandler(server(), { listen: { maxStreamsPerClient: 1 } })
+    await open(h, { 'x-forwarded-for': '203.0.113.1' }, { clientAddress: '10.0.0.1' })
+    expect((await refusal(h(listenRequest({ 'x-forwarded-for': '203.0.113.2' }), { clientAddress: '10.0.0.1' }))).status).toBe(429)
+  })
 })
 
 describe('listen streams per runtime', () => {

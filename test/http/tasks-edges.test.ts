@@ -389,19 +389,28 @@ describe('tasks: notifications on listen', () => {
     await stream.cancel()
   })
 
-  it('takes up to 1000 task ids, and says why it refuses more, a list with anything but strings in it, or a client without the extension', async () => {
-    const handler = instance()
-    const ids = Array.from({ length: 1000 }, (_, i) => `t${i}`)
+  it('takes up to 1000 task ids within the filter budget, and says why it refuses more, longer, or anything but task ids', async () => {
+    const handler = instance({ listen: { maxFilterChars: 22_000 } })
+    const ids = Array.from({ length: 1000 }, (_, i) => String(i).padStart(22, 'A'))
     const stream = await openListen(handler, { taskIds: ids }, 'l', TASK_CAPABILITIES)
     expect((await stream.next()).params.notifications.taskIds).toHaveLength(1000)
     await stream.cancel()
-    const params = { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAA', 5] }, _meta: META_2026(TASK_CAPABILITIES) }
-    const mixed = await rpc(handler, 'subscriptions/listen', params, { headers: modernHeaders('subscriptions/listen', params) })
-    expect(mixed.body.error).toMatchObject({ code: -32602, message: 'notifications.taskIds must be an array of task ids' })
-    const tooMany = { notifications: { taskIds: [...ids, 't1000'] }, _meta: META_2026(TASK_CAPABILITIES) }
-    const refused = await rpc(handler, 'subscriptions/listen', tooMany, { headers: modernHeaders('subscriptions/listen', tooMany) })
-    expect(refused.body.error).toMatchObject({ code: -32602, message: 'notifications.taskIds may name at most 1000 tasks' })
-    const undeclared = { notifications: { taskIds: ['x'] }, _meta: META_2026({}) }
+    const refusal = async (taskIds: unknown[]) => {
+      const params = { notifications: { taskIds }, _meta: META_2026(TASK_CAPABILITIES) }
+      const res = await rpc(handler, 'subscriptions/listen', params, { headers: modernHeaders('subscriptions/listen', params) })
+      return [res.status, res.body.error?.code, res.body.error?.message]
+    }
+    const notIds = 'notifications.taskIds must be an array of task ids'
+    expect(await refusal(['AAAAAAAAAAAAAAAAAAAAAA', 5])).toEqual([200, -32602, notIds])
+    // An id of another shape cannot name a task: refused, not held (the attack: 1,000 ids of 3.9 KB each).
+    expect(await refusal(['AAAAAAAAAAAAAAAAAAAAAA', 'A'.repeat(3900)])).toEqual([200, -32602, notIds])
+    expect(await refusal(['AAAAAAAAAAAAAAAAAAAAA'])).toEqual([200, -32602, notIds])
+    expect(await refusal([...ids, 'BBBBBBBBBBBBBBBBBBBBBB'])).toEqual([200, -32602, 'notifications.taskIds may name at most 1000 task ids'])
+    const small = instance({ listen: { maxFilterChars: 21_999 } })
+    const params = { notifications: { taskIds: ids }, _meta: META_2026(TASK_CAPABILITIES) }
+    const over = await rpc(small, 'subscriptions/listen', params, { headers: modernHeaders('subscriptions/listen', params) })
+    expect([over.status, over.body.error?.message]).toEqual([200, 'notifications.taskIds may name at most 21999 characters of task ids'])
+    const undeclared = { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAA'] }, _meta: META_2026({}) }
     const needs = await rpc(handler, 'subscriptions/listen', undeclared, { headers: modernHeaders('subscriptions/listen', undeclared) })
     expect(needs.body.error).toMatchObject({ code: -32021, message: `notifications.taskIds needs the ${TASKS} extension declared` })
   })
@@ -476,10 +485,11 @@ describe('seed draft core tasks: waits and refusals', () => {
     expect(forbidden.body.error).toMatchObject({ code: -32601, message: 'Tool greet does not run as a task' })
   })
 
-  it('lists the tasks of an anonymous client, refuses a cursor that is not a string, and says when it cannot list', async () => {
+  it('lists no task to an anonymous client (an id is the only key to a task without auth), refuses a cursor that is not a string, and says when it cannot list', async () => {
     const handler = instance()
     const { task } = (await seed(handler, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).body.result
-    expect((await seed(handler, 'tasks/list', {})).body.result.tasks.map((t: any) => t.taskId)).toEqual([task.taskId])
+    expect((await seed(handler, 'tasks/list', {})).body.result.tasks).toEqual([])
+    expect((await seed(handler, 'tasks/get', { taskId: task.taskId })).body.result.taskId).toBe(task.taskId)
     expect((await seed(handler, 'tasks/list', { cursor: 5 })).body.error).toMatchObject({ code: -32602, message: 'params.cursor must be a string' })
     const { list: _, ...store } = memoryTaskStore()
     const unlisted = instance({ extensions: [tasks({ store })] })
