@@ -125,10 +125,11 @@ describe('the layers', () => {
 
   it('would catch the core importing an extension, with the line that does it', () => {
     const files = sources()
-    const core = files.get('src/exchange/exchange.ts')!
-    files.set('src/exchange/exchange.ts', `${core}import '../tasks/extension.js'\n`)
+    // On a line of its own, whether or not the file ends with a newline (StrykerJS' instrumented copy does not).
+    const core = files.get('src/exchange/exchange.ts')!.trimEnd()
+    files.set('src/exchange/exchange.ts', `${core}\nimport '../tasks/extension.js'\n`)
     expect(violations(files)).toEqual([
-      `src/exchange/exchange.ts:${core.split('\n').length} imports src/tasks/extension.ts: exchange may import exchange, protocol, server, state`,
+      `src/exchange/exchange.ts:${core.split('\n').length + 1} imports src/tasks/extension.ts: exchange may import exchange, protocol, server, state`,
     ])
   })
 
