@@ -23,7 +23,7 @@ export {
   type Backplane, type ChangeEvent, type Listener, type LocalFanout, type MemoryBackplaneOptions, type Resync, type Subscription,
 } from './state/backplane.js'
 export { memoryUsedStates, type UsedStates } from './state/used-states.js'
-export { memoryTaskStore, isTerminal, type MemoryTaskStoreOptions, type TaskLog, type TaskRecord, type TaskStatus, type TaskStore } from './state/tasks.js'
+export { memoryTaskStore, isTerminal, StoreFull, type MemoryTaskStoreOptions, type RecordLimits, type TaskLog, type TaskRecord, type TaskStatus, type TaskStore } from './state/tasks.js'
 export { tasks, type TaskOptions } from './tasks/extension.js'
 export { resumable, type ResumableOptions } from './resumable/extension.js'
 export { McpError } from './protocol/errors.js'

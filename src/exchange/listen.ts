@@ -3,6 +3,7 @@ import { invalidParams, Overloaded } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
+import { clientShare } from './client-share.js'
 import type { OpenStream } from './open-streams.js'
 import type { Call, ListenAsker, ListenField, MethodDescriptor, Runtime, Transport } from './types.js'
 
@@ -202,7 +203,7 @@ class ListenStream implements OpenStream, ListenAsker {
     if (this.#done) return
     this.#done = true
     this.#ending = graceful && this.profile.listenResult ? { resultType: 'complete', _meta: this.#tag() } : undefined
-    release(this.runtime, clientOf(this.principal, this.transport))
+    release(this.runtime, clientShare(this.principal, this.transport))
     this.runtime.streams.delete(this)
     this.transport.cancel.offAbort(this.leave)
     if (this.#subscription) this.#close(this.#subscription)
@@ -227,21 +228,13 @@ function admit(call: Call): void {
   if (runtime.streams.size >= maxStreams) {
     throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 'server', RETRY_AFTER_SEC)
   }
-  const client = clientOf(call.principal, call.transport)
+  const client = clientShare(call.principal, call.transport)
   if (client === undefined) return
   const open = runtime.streamsByClient.get(client) ?? 0
   if (open >= maxStreamsPerClient) {
     throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
   }
   runtime.streamsByClient.set(client, open + 1)
-}
-
-/**
- * Whose share of the limits a stream uses: its principal, or an anonymous client's address. Worked out again
- * when it ends rather than kept: a stream would hold a string of its own for hours.
- */
-function clientOf(principal: string | undefined, { clientAddress }: Transport): string | undefined {
-  return principal ?? (clientAddress === undefined ? undefined : `address ${clientAddress}`)
 }
 
 /** Gives the place admit took back. */

@@ -6,16 +6,16 @@ import { RESUMABLE } from '../protocol/constants.js'
 import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { newTask } from '../tasks/records.js'
+import { newTask, workLimits, type WorkLimitOptions, type WorkLimits } from '../tasks/records.js'
 import { durableWork, startTask, type Work } from '../tasks/runner.js'
 import { runsAsTask } from '../tasks/decide.js'
-import { change, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
+import { change, keepNew, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
 import { keep, readLog } from './log.js'
 import { requestStatus, waited } from './records.js'
 import { openToken, RESUME, sealToken } from './token.js'
 
-export interface ResumableOptions {
+export interface ResumableOptions extends WorkLimitOptions {
   /**
    * Where resumable requests and their messages are kept (default: the deployment's store,
    * RuntimeOptions.store, else this process's memory). Share one store (Redis, Durable Objects) between
@@ -61,7 +61,8 @@ export const resumableOf = (runtime: Runtime): ResumableExtension | undefined =>
  * ```
  */
 export function resumable(options: ResumableOptions = {}): ExtensionPlan {
-  return { id: RESUMABLE, store: options.store, build: (store) => resumableRequests(options, options.store ?? store ?? memoryTaskStore()) }
+  const limits = workLimits(options, 'resumable')
+  return { id: RESUMABLE, store: options.store, build: (store) => resumableRequests(options, limits, options.store ?? store ?? memoryTaskStore()) }
 }
 
 /** `requests/getStatus`: where a resumable request stands, and whether its client has messages to fetch. */
@@ -88,12 +89,12 @@ function statusMethod(service: TaskService, waitMs: number): MethodDescriptor {
 }
 
 /** The resumable-requests extension of one runtime, its requests kept in `store`. */
-function resumableRequests(options: ResumableOptions, store: TaskStore): ResumableExtension {
+function resumableRequests(options: ResumableOptions, limits: WorkLimits, store: TaskStore): ResumableExtension {
   const waitMs = options.maxWaitMs ?? 60_000
   const service: TaskService = {
     store,
     // A record outlives its end by one wait: time for its client to come back for the response.
-    settings: { ttlMs: waitMs, pollIntervalMs: 1000, leaseMs: options.leaseMs ?? 30_000 },
+    settings: { ttlMs: waitMs, pollIntervalMs: 1000, leaseMs: options.leaseMs ?? 30_000, limits },
     running: new Map(),
     async journal(runtime, service, id, messages) {
       const seq = await keep(runtime, service, id, messages)
@@ -114,7 +115,7 @@ function resumableRequests(options: ResumableOptions, store: TaskStore): Resumab
     const holder = newHolder()
     const made = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, { answers: { ...round.responses, ...round.gathered }, memo: round.memo })
     const task = waited(made, waitMs)
-    await service.store.create(task)
+    await keepNew(c, service, task, 'The request is')
     startTask(c.runtime, service, task, holder, { env: c.transport.env, waitUntil: c.transport.waitUntil, deadline: c.transport.deadline })
     const resumeToken = await sealToken(c.runtime, task.id, c.id, c.principal, task.createdAt + 24 * 3_600_000)
     c.transport.emit(notification('notifications/requests/resumePolicy', policy(c.id, resumeToken, options.minWaitMs, waitMs)))

@@ -50,6 +50,27 @@ export interface TaskRecord {
 }
 
 /**
+ * What a new record is created within: its client's share of the store's live records (a principal, or an
+ * anonymous client's address; none when neither is known) and every client's together. Without them a
+ * client could fill memory or Redis with work it never comes back for (records keep their arguments).
+ */
+export interface RecordLimits {
+  readonly client?: string | undefined
+  /** Live records one client may have in the store. */
+  readonly perClient: number
+  /** Live records in the store, whoever made them. */
+  readonly total: number
+}
+
+/** A store refused a new record: its client has its whole share (`client`), or the store is full (`server`). */
+export class StoreFull extends Error {
+  constructor(message: string, readonly fault: 'client' | 'server') {
+    super(message)
+    this.name = 'StoreFull'
+  }
+}
+
+/**
  * The TaskStore port: where tasks live between requests, shared by every instance serving one server. Three
  * operations are enough, because every change is a compare-and-set on `version` (src/tasks/records.ts
  * decides what may change; a store only keeps its promise of atomicity):
@@ -61,8 +82,11 @@ export interface TaskRecord {
 export interface TaskStore {
   /** What it is, in a word or two (`memory`, `redis`, `durable-objects`): what start-up lines show; optional. */
   readonly kind?: string | undefined
-  /** Stores a new task (version 1). Rejects if the id exists. */
-  create(task: TaskRecord): Promise<void>
+  /**
+   * Stores a new task (version 1). Rejects if the id exists, and with StoreFull past `limits` (counted
+   * atomically with the write, so that instances racing cannot overshoot them together).
+   */
+  create(task: TaskRecord, limits?: RecordLimits): Promise<void>
   /** The task, or undefined when it does not exist or has expired. */
   get(id: string): Promise<TaskRecord | undefined>
   /** Replaces the task if the stored one has version `task.version - 1`; false when it has not (or is gone). */
@@ -98,6 +122,11 @@ export interface TaskLog {
 export interface MemoryTaskStoreOptions {
   /** How often expired tasks are swept out (default 60 s); reads never return one whatever the sweep. */
   sweepMs?: number | undefined
+  /**
+   * Characters of records' JSON the store holds at most (default 64 Mi, some 150 MB of heap): past it new
+   * records are refused (503); those stored may still grow within their own bound (`maxRecordBytes`).
+   */
+  maxBytes?: number | undefined
 }
 
 /** A page of an owner's live tasks (ids in creation order), from just after `cursor`. */
@@ -132,18 +161,43 @@ function pageOf(ids: Iterable<string>, live: (id: string) => TaskRecord | undefi
  * await serve(server, { extensions: [tasks({ store: memoryTaskStore({ sweepMs: 10_000 }), ttlMs: 15 * 60_000 })] })
  * ```
  */
-export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number } {
+export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore & { readonly size: number; readonly bytes: number } {
   const tasks = new Map<string, TaskRecord>()
   /** Ids by owner, in creation order: what list pages through. */
   const owned = new Map<string, Set<string>>()
+  /** Ids by the client whose share they use (RecordLimits.client), and that client by id. */
+  const shares = new Map<string, Set<string>>()
+  const shareOf = new Map<string, string>()
   /** Logs beside records, by id: forgotten with them. */
   const logs = new Map<string, JsonObject[]>()
+  /** Characters of JSON each record holds, its log included (and the log's alone), and all of them. */
+  const sizes = new Map<string, number>()
+  const logSizes = new Map<string, number>()
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024
+  let bytes = 0
+  const resize = (id: string, size: number) => {
+    bytes += size - (sizes.get(id) ?? 0)
+    sizes.set(id, size)
+  }
+  const unlist = (index: Map<string, Set<string>>, key: string | undefined, id: string) => {
+    const ids = key === undefined ? undefined : index.get(key)
+    ids?.delete(id)
+    if (ids?.size === 0) index.delete(key!)
+  }
+  const list = (index: Map<string, Set<string>>, key: string, id: string) => {
+    let ids = index.get(key)
+    if (!ids) index.set(key, (ids = new Set()))
+    ids.add(id)
+  }
   const forget = (task: TaskRecord) => {
     tasks.delete(task.id)
     logs.delete(task.id)
-    const ids = owned.get(task.owner)
-    ids?.delete(task.id)
-    if (ids?.size === 0) owned.delete(task.owner)
+    resize(task.id, 0)
+    sizes.delete(task.id)
+    logSizes.delete(task.id)
+    unlist(owned, task.owner, task.id)
+    unlist(shares, shareOf.get(task.id), task.id)
+    shareOf.delete(task.id)
   }
   const sweepMs = options.sweepMs ?? 60_000
   let timer: ReturnType<typeof setInterval> | undefined
@@ -159,19 +213,39 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     const task = tasks.get(id)
     return task && task.expiresAt > Date.now() ? task : undefined
   }
+  /** Refuses a record of `size` past the limits; expired records, swept or not, count for nothing. */
+  const admit = (size: number, limits: RecordLimits | undefined) => {
+    if (bytes + size > maxBytes || (limits && tasks.size >= limits.total)) sweep()
+    if (bytes + size > maxBytes) throw new StoreFull(`This server keeps ${maxBytes} characters of records, its most`, 'server')
+    if (!limits) return
+    if (tasks.size >= limits.total) throw new StoreFull(`This server keeps ${limits.total} records, its most`, 'server')
+    const mine = limits.client === undefined ? undefined : shares.get(limits.client)
+    if (!mine || mine.size < limits.perClient) return
+    for (const id of mine) if (!live(id)) forget(tasks.get(id)!)
+    if (mine.size >= limits.perClient) throw new StoreFull(`This client has ${mine.size} records kept, its most`, 'client')
+  }
   return {
     kind: 'memory',
     get size() {
       return tasks.size
     },
-    async create(task) {
+    get bytes() {
+      return bytes
+    },
+    async create(task, limits) {
       if (live(task.id)) throw new Error(`task ${task.id} exists`)
+      const size = JSON.stringify(task).length
+      admit(size, limits)
+      // An expired record of the same id, not swept yet, goes with its log.
+      const stale = tasks.get(task.id)
+      if (stale) forget(stale)
       tasks.set(task.id, task)
-      // An expired record of the same id, not swept yet, takes its log with it.
-      logs.delete(task.id)
-      let ids = owned.get(task.owner)
-      if (!ids) owned.set(task.owner, (ids = new Set()))
-      ids.add(task.id)
+      resize(task.id, size)
+      list(owned, task.owner, task.id)
+      if (limits?.client !== undefined) {
+        list(shares, limits.client, task.id)
+        shareOf.set(task.id, limits.client)
+      }
       if (timer === undefined) {
         timer = setInterval(sweep, sweepMs)
         // The sweep must not keep a process alive that has nothing else to do.
@@ -185,6 +259,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       const current = live(task.id)
       if (!current || current.version !== task.version - 1) return false
       tasks.set(task.id, task)
+      resize(task.id, JSON.stringify(task).length + (logSizes.get(task.id) ?? 0))
       return true
     },
     async append(id, messages) {
@@ -192,6 +267,9 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       let log = logs.get(id)
       if (!log) logs.set(id, (log = []))
       log.push(...messages)
+      const added = JSON.stringify(messages).length
+      logSizes.set(id, (logSizes.get(id) ?? 0) + added)
+      resize(id, sizes.get(id)! + added)
       return log.length
     },
     async messages(id, from) {
@@ -202,11 +280,10 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       return pageOf(owned.get(owner) ?? [], live, cursor, limit)
     },
     async close() {
-      owned.clear()
-      logs.clear()
+      for (const map of [owned, shares, shareOf, logs, sizes, logSizes, tasks]) map.clear()
+      bytes = 0
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
-      tasks.clear()
     },
   }
 }

@@ -9,13 +9,13 @@ import { namedList } from '../exchange/listen.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { answer, detailedTask, finish, newTask, TASK_ID, taskFields, type TaskSettings } from './records.js'
+import { answer, detailedTask, finish, newTask, TASK_ID, taskFields, workLimits, type TaskSettings, type WorkLimitOptions } from './records.js'
 import { durableWork, startTask, type Work } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
 import { declared, runsAsTask } from './decide.js'
-import { cancelTask, change, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
+import { cancelTask, change, keepNew, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
 
-export interface TaskOptions {
+export interface TaskOptions extends WorkLimitOptions {
   /**
    * Where tasks live (default: the deployment's store, RuntimeOptions.store, else this process's memory).
    * Share one store between every instance.
@@ -77,6 +77,7 @@ const taskSettings = (options: TaskOptions): TaskSettings => ({
   ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
   pollIntervalMs: positive(options.pollIntervalMs, 1000, 'pollIntervalMs'),
   leaseMs: positive(options.leaseMs, 30_000, 'leaseMs'),
+  limits: workLimits(options, 'tasks'),
 })
 
 /** The tasks extension of one runtime, its tasks in `store`. */
@@ -132,7 +133,7 @@ const taskCall = (service: TaskService): MethodDescriptor<ToolCall> => ({
     const holder = newHolder()
     const task = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
     // Durable before it is announced: an immediate tasks/get on any instance finds it.
-    await service.store.create(task)
+    await keepNew(c, service, task, 'The task is')
     startTask(c.runtime, service, task, holder, hostOf(c))
     return c.profile.tasks === 'core' ? { task: seedTask(c, task) } : { ...taskFields(task), resultType: 'task' }
   },

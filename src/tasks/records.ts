@@ -1,5 +1,6 @@
 import { bytesToBase64Url } from '../protocol/base64.js'
-import { INTERNAL_ERROR } from '../protocol/constants.js'
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../protocol/constants.js'
+import { McpError } from '../protocol/errors.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
@@ -16,6 +17,64 @@ export interface TaskSettings {
   readonly pollIntervalMs: number
   /** How long a runner's claim lasts unless renewed; a runner that stops renewing has been lost. */
   readonly leaseMs: number
+  /** What the records of one client, of everyone, and each one, may hold (none: unbounded, for tests of transitions). */
+  readonly limits?: WorkLimits | undefined
+}
+
+/** The bounds of kept work: records live for their TTL and keep their arguments, whether anyone comes back or not. */
+export interface WorkLimits {
+  /** Live records of one client (its principal, or an anonymous client's address). */
+  readonly perClient: number
+  /** Live records in the store, whoever made them. */
+  readonly total: number
+  /** Characters of one record's JSON: its arguments, answers, memos and result together. */
+  readonly recordBytes: number
+}
+
+/** The limits options of tasks() and resumable(), as both name them. */
+export interface WorkLimitOptions {
+  /**
+   * Live records one client keeps at most, ended ones included until they expire (its principal; anonymous:
+   * its address, see clientAddressHeader). Default 100; past it, 429 with Retry-After.
+   */
+  maxPerClient?: number | undefined
+  /** Live records the store keeps at most, whoever made them (default 10,000); past it, 503 with Retry-After. */
+  maxRecords?: number | undefined
+  /**
+   * Characters of JSON one record keeps at most: its arguments, answers, memos and result together (default
+   * 1 Mi). Arguments or answers past it are refused (-32602); a result past it fails the work, saying so.
+   */
+  maxRecordBytes?: number | undefined
+}
+
+/** The limits `options` name, with their defaults; `name` prefixes what an invalid one is called. */
+export function workLimits(options: WorkLimitOptions, name: string): WorkLimits {
+  const positive = (value: number | undefined, fallback: number, key: string) => {
+    const v = value ?? fallback
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${name}.${key} must be a positive integer`)
+    return v
+  }
+  return {
+    perClient: positive(options.maxPerClient, 100, 'maxPerClient'),
+    total: positive(options.maxRecords, 10_000, 'maxRecords'),
+    recordBytes: positive(options.maxRecordBytes, 1024 * 1024, 'maxRecordBytes'),
+  }
+}
+
+/** A record that would grow past `WorkLimits.recordBytes`: -32602 to a client that brought the bytes. */
+export class RecordTooLarge extends McpError {
+  constructor(what: string, size: number, max: number) {
+    super(INVALID_PARAMS, `${what} too large to keep: ${size} characters of JSON, at most ${max}`)
+    this.name = 'RecordTooLarge'
+  }
+}
+
+/** Throws RecordTooLarge when `task` is over its bound; `what` says what made it so. */
+export function checkSize(task: TaskRecord, settings: TaskSettings, what: string): void {
+  const max = settings.limits?.recordBytes
+  if (max === undefined) return
+  const size = JSON.stringify(task).length
+  if (size > max) throw new RecordTooLarge(what, size, max)
 }
 
 /**

@@ -11,7 +11,7 @@ import { InputRequired, inputRequiredResult, type Round } from '../exchange/inpu
 import { checkArguments, invokeTool } from '../exchange/methods/tools.js'
 import { isResync } from '../state/backplane.js'
 import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
-import { finish, park, reapLost, renewLease } from './records.js'
+import { finish, park, reapLost, RecordTooLarge, renewLease } from './records.js'
 import { change, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
 
 /** What a task runs, as stored with it: enough to run it on any instance, at any later time. */
@@ -72,7 +72,12 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
     )
   }, Math.max(10, settings.leaseMs / 3))
   const end = (outcome: Parameters<typeof finish>[3], status: 'completed' | 'failed') =>
-    change(runtime, service, id, (t) => finish(t, settings, status, outcome, holder))
+    change(runtime, service, id, (t) => finish(t, settings, status, outcome, holder)).catch(tooLarge)
+  // An outcome the record cannot keep (its result, its memos) fails the task, saying why, in a few bytes.
+  const tooLarge = (e: unknown) => {
+    if (!(e instanceof RecordTooLarge)) throw e
+    return change(runtime, service, id, (t) => finish(t, settings, 'failed', { error: { code: INTERNAL_ERROR, message: e.message } }, holder))
+  }
   // A platform that stops the invocation stops the handler with it: say so now rather than when the lease ends.
   const timeUp = host.deadline === undefined ? undefined : setTimeout(() => {
     cancel.abort(new Error('The invocation running the task reached its deadline'))
@@ -96,7 +101,7 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   try {
     const outcome = await execute(runtime, task, cancel, host, emit)
     await kept
-    if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo))
+    if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo)).catch(tooLarge)
     else if ('result' in outcome) await end({ result: outcome.result }, 'completed')
     else await end({ error: outcome.error }, 'failed')
   } finally {

@@ -1,9 +1,10 @@
-import { invalidParams } from '../protocol/errors.js'
+import { invalidParams, Overloaded } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Call, Runtime } from '../exchange/types.js'
 import type { Cancellation } from '../exchange/cancellation.js'
-import type { TaskRecord, TaskStatus, TaskStore } from '../state/tasks.js'
-import { detailedTask, finish, reapLost, TASK_ID, type TaskSettings } from './records.js'
+import { clientShare } from '../exchange/client-share.js'
+import { StoreFull, type TaskRecord, type TaskStatus, type TaskStore } from '../state/tasks.js'
+import { checkSize, detailedTask, finish, reapLost, TASK_ID, type TaskSettings } from './records.js'
 
 /** What a task runner borrows from the request that started it: bindings, keep-alive and its time limit. */
 export interface TaskHost {
@@ -46,6 +47,23 @@ export interface DurableWork {
 export const taskTopic = (id: string): string => `task:${id}`
 
 const MAX_CONFLICTS = 50
+/** When a client over its share, or anyone at a full store, may try again: records end within their TTL. */
+const FULL_RETRY_SEC = 30
+
+/**
+ * Stores new work within its limits: its size (-32602), its client's share of live records (429) and the
+ * store's room (503); a refusal leaves every record already kept as it was.
+ */
+export async function keepNew(call: Call, service: TaskService, task: TaskRecord, what: string): Promise<void> {
+  const { limits } = service.settings
+  checkSize(task, service.settings, what)
+  try {
+    await service.store.create(task, limits && { client: clientShare(call.principal, call.transport), perClient: limits.perClient, total: limits.total })
+  } catch (e) {
+    if (!(e instanceof StoreFull)) throw e
+    throw new Overloaded(`${e.message}: ${e.fault === 'client' ? 'let one end or expire' : 'try again later'}`, e.fault, FULL_RETRY_SEC)
+  }
+}
 
 /**
  * Applies a transition by compare-and-set, reading again after a conflict: concurrent writers (a cancel,
@@ -61,6 +79,7 @@ export async function change(
     const next = transition(current)
     if (!next) return { task: current, changed: false }
     const written = { ...next, version: current.version + 1 }
+    checkSize(written, service.settings, 'The task would be')
     if (!(await service.store.put(written))) continue
     if (written.status !== current.status || written.inputRequests !== current.inputRequests) await announce(runtime, written)
     return { task: written, changed: true }

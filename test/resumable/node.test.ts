@@ -56,12 +56,12 @@ function server(gates: Deferred[], aborted?: Deferred) {
 
 interface Sent { res: Response; method: string }
 
-interface PostOptions { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; user?: string; headers?: Record<string, string>; env?: unknown }
+interface PostOptions { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; user?: string; headers?: Record<string, string>; env?: unknown; address?: string }
 
 async function post(handler: FetchHandler, id: number | string, method: string, params: Record<string, unknown>, options: PostOptions = {}): Promise<Sent> {
   const body = { ...params, _meta: META_2026(options.capabilities ?? { ...RESUMABLE, elicitation: {} }, options.meta) }
   const headers = { ...modernHeaders(method, body), ...(options.user ? as(options.user) : {}), ...options.headers }
-  const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }), { env: options.env })
+  const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }), { env: options.env, clientAddress: options.address })
   return { res, method }
 }
 
@@ -89,6 +89,21 @@ const options = (store = memoryTaskStore(), more: Partial<HandlerOptions> = {}):
   ({ extensions: [tasks({ store }), resumable({ store, maxWaitMs: 5_000 })], requestState: { secret: TEST_SECRET }, ...more })
 
 describe('resumable requests', () => {
+  it('keeps at most maxPerClient requests of one anonymous client (by address), refusing the next with 429 before any stream', async () => {
+    const aborted = deferred()
+    const store = memoryTaskStore()
+    const handler = createFetchHandler(server([], aborted), { ...options(store), extensions: [tasks({ store }), resumable({ store, maxPerClient: 1, maxWaitMs: 5_000 })] })
+    const first = await read(await post(handler, 1, 'tools/call', { name: 'forever', arguments: {} }, { address: '192.0.2.1' }), (m) => m.length === 1)
+    expect(first[0]).toMatchObject({ method: 'notifications/requests/resumePolicy' })
+    const refused = await post(handler, 2, 'tools/call', { name: 'forever', arguments: {} }, { address: '192.0.2.1' })
+    expect([refused.res.status, refused.res.headers.get('retry-after')]).toEqual([429, '30'])
+    expect((await json(refused)).error).toMatchObject({ code: -32000, message: 'This client has 1 records kept, its most: let one end or expire' })
+    const other = await read(await post(handler, 3, 'tools/call', { name: 'forever', arguments: {} }, { address: '192.0.2.2' }), (m) => m.length === 1)
+    expect(other[0]).toMatchObject({ method: 'notifications/requests/resumePolicy' })
+    expect(store.size).toBe(2)
+    await handler.close()
+  })
+
   // The store keeps the log beside the record (TaskStore.append), or one without append has it in the record.
   const stores = [['log beside the record', () => memoryTaskStore()], ['log in the record', () => {
     const { append: _append, messages: _messages, ...store } = memoryTaskStore()
