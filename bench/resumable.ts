@@ -42,8 +42,8 @@ async function call(handler: (r: Request) => Promise<Response>, resumable: boole
 const redisStore = redisTaskStore({ url: REDIS_URL, prefix: `bench-resumable-${process.pid}:` })
 const contenders = [
   { name: 'plain call (messages streamed, not kept)', resumable: false, handler: createFetchHandler(server) },
-  { name: 'resumable, kept in memory', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: memoryTaskStore() })] }) },
-  { name: 'resumable, kept in Redis', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: redisStore })] }) },
+  { name: 'resumable, kept in memory', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: memoryTaskStore({ maxBytes: 2 ** 31 }), maxRecords: 1e7 })] }) },
+  { name: 'resumable, kept in Redis', resumable: true, handler: createFetchHandler(server, { extensions: [resumable({ store: redisStore, maxRecords: 1e7 })] }) },
 ]
 
 const rows: string[] = []

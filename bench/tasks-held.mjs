@@ -2,9 +2,10 @@
 import { createFetchHandler, McpServer, memoryTaskStore, tasks } from 'mcp-edge'
 
 const n = Number(process.argv[2] ?? 100000)
-const store = memoryTaskStore()
+// What a task holds, not the limits: the store may keep every one.
+const store = memoryTaskStore({ maxBytes: 2 ** 31 })
 const server = new McpServer({ name: 'held', version: '1.0.0' }).tool('noop', { description: 'no-op', task: 'required' }, () => 'ok')
-const handler = createFetchHandler(server, { extensions: [tasks({ store })] })
+const handler = createFetchHandler(server, { extensions: [tasks({ store, maxRecords: 1e7 })] })
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'held', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },

@@ -15,7 +15,8 @@ const server = new McpServer({ name: 'bench-tasks', version: '1.0.0' })
 const running = await serve(server, {
   port: 0,
   handleSignals: false,
-  extensions: [tasks({ store: redis ? redisTaskStore({ url, prefix }) : memoryTaskStore() })],
+  // Throughput, not the limits: every task of a run is kept (bench/tasks.ts makes tens of thousands).
+  extensions: [tasks({ store: redis ? redisTaskStore({ url, prefix }) : memoryTaskStore({ maxBytes: 2 ** 31 }), maxRecords: 1e7, maxPerClient: 1e7 })],
   backplane: redis ? redisBackplane({ url, prefix }) : undefined,
 })
 announce(running.url)

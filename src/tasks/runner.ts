@@ -87,9 +87,16 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   // while a batch is being kept go out together in the next.
   let kept = Promise.resolve()
   let waiting: JsonRpcNotification[] = []
+  // The kept messages count against the record's bound too: past it the call fails rather than lose some.
+  const room = settings.limits?.recordBytes ?? Infinity
+  let logged = JSON.stringify(task).length
+  let overflow: RecordTooLarge | undefined
   const { journal } = service
   const emit = journal && (task.work as unknown as Work).resumable
     ? (message: JsonRpcNotification) => {
+      if (overflow) return
+      logged += JSON.stringify(message).length
+      if (logged > room) return cancel.abort((overflow = new RecordTooLarge('Its messages are', logged, room)))
       if (waiting.push(message) > 1) return
       kept = kept.then(() => {
         const batch = waiting
@@ -101,7 +108,8 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   try {
     const outcome = await execute(runtime, task, cancel, host, emit)
     await kept
-    if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo)).catch(tooLarge)
+    if (overflow) await tooLarge(overflow)
+    else if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo)).catch(tooLarge)
     else if ('result' in outcome) await end({ result: outcome.result }, 'completed')
     else await end({ error: outcome.error }, 'failed')
   } finally {

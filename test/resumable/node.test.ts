@@ -89,6 +89,21 @@ const options = (store = memoryTaskStore(), more: Partial<HandlerOptions> = {}):
   ({ extensions: [tasks({ store }), resumable({ store, maxWaitMs: 5_000 })], requestState: { secret: TEST_SECRET }, ...more })
 
 describe('resumable requests', () => {
+  it('fails a request whose kept messages would pass maxRecordBytes, saying so, rather than lose some', async () => {
+    const chatty = new McpServer({ name: 'chatty', version: '1' }).tool('chatty', {}, async (_args, ctx) => {
+      for (let i = 1; i <= 50; i++) ctx.progress(i, 50, 'x'.repeat(100))
+      return 'said it all'
+    })
+    const handler = createFetchHandler(chatty, { extensions: [resumable({ maxRecordBytes: 3000 })], requestState: { secret: TEST_SECRET } })
+    const messages = await read(await post(handler, 1, 'tools/call', { name: 'chatty', arguments: {} }, { meta: { progressToken: 'p' } }), hasResult)
+    expect(messages.at(-1)!.error).toEqual({ code: -32603, message: expect.stringMatching(/^Its messages are too large to keep: \d+ characters of JSON, at most 3000$/) })
+    // What came before the refusal came in order, and nothing past the bound.
+    const reports = messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress)
+    expect(reports).toEqual(reports.map((_, i) => i + 1))
+    expect(reports.length).toBeLessThan(30)
+    await handler.close()
+  })
+
   it('keeps at most maxPerClient requests of one anonymous client (by address), refusing the next with 429 before any stream', async () => {
     const aborted = deferred()
     const store = memoryTaskStore()
