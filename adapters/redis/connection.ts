@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis'
-import { logOutage, reportOutages } from './outage.js'
+import { Redis, type RedisOptions } from 'ioredis'
+import { logOutage, redisAddress, reportOutages } from './outage.js'
 
 /** Where a Redis store finds its connection and keys. */
 export interface RedisConnectionOptions {
@@ -14,16 +14,83 @@ export interface RedisConnectionOptions {
    * meanwhile the store's operations fail). Default: one line on stderr, the password left out.
    */
   onError?: ((error: unknown) => void) | undefined
+  /**
+   * How long each command has, waiting for a connection included (default 2000 ms). Later than that, the
+   * operation fails, and with it the request that waits on it, instead of hanging while Redis is stalled or away.
+   */
+  commandTimeoutMs?: number | undefined
+}
+
+/** As the backplane's heartbeat: far under a client's patience, far over a round trip to a healthy Redis. */
+export const COMMAND_TIMEOUT_MS = 2000
+
+/**
+ * An own connection sends a command only while connected, and once: none waits in an offline queue or is
+ * resent after a reconnect, so none runs long after its caller was told it failed (as the backplane's publisher).
+ */
+const OWN: RedisOptions = { enableOfflineQueue: false, autoResendUnfulfilledCommands: false }
+
+/** A store's connection, whose commands go through `command`. */
+export interface Connection {
+  redis: Redis
+  prefix: string
+  /**
+   * `send`'s reply, or a rejection naming `what` once `commandTimeoutMs` passed: an own connection that is not
+   * up is waited for within it, and the command then sent, unless the caller was already told it failed.
+   */
+  command<T>(what: string, send: () => Promise<T>): Promise<T>
+  close(): Promise<void>
 }
 
 /** A store's connection: its own (closed with the store) or the one it was given (left open). `subject` names the store in messages. */
-export function connection(options: RedisConnectionOptions, subject: string): { redis: Redis; prefix: string; close(): Promise<void> } {
+export function connection(options: RedisConnectionOptions, subject: string): Connection {
   const owned = !options.client
-  const redis = options.client ?? (options.url ? new Redis(options.url) : new Redis())
-  if (owned) reportOutages(redis, options.onError ?? logOutage(subject))
+  // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
+  const redis = options.client ?? (options.url ? new Redis(options.url, OWN as never) : new Redis(OWN as never))
+  const timeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS
+  const where = redisAddress(redis)
+  const outages = owned ? reportOutages(redis, options.onError ?? logOutage(subject)) : undefined
+  /** Opens when the own connection is next ready; one listener however many commands wait. */
+  let connected: Promise<void> | undefined
+  const ready = () => (connected ??= new Promise<void>((resolve) => redis.once('ready', () => {
+    connected = undefined
+    resolve()
+  })))
   return {
     redis,
     prefix: options.prefix ?? 'mcp-edge:',
+    command<T>(what: string, send: () => Promise<T>) {
+      return new Promise<T>((resolve, reject) => {
+        let settled = false
+        // Not up (connecting or reconnecting): the command waits for the connection, within the same deadline.
+        const waiting = owned && redis.status !== 'ready' && redis.status !== 'end'
+        const settle = (error: Error | undefined, value?: T) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          if (error) reject(error)
+          else resolve(value as T)
+        }
+        // setImmediate: a reply already in the socket is read first, even when the event loop was blocked.
+        const timer = setTimeout(() => setImmediate(() => {
+          if (settled) return
+          const late = new Error(waiting && redis.status !== 'ready'
+            ? `${subject}: could not reach ${where} within ${timeoutMs} ms; ${what} failed`
+            : `${subject}: ${where} did not answer within ${timeoutMs} ms; ${what} failed`)
+          // A stall closes no connection, so nothing else would say it: once per outage, as a lost connection.
+          outages?.report(late)
+          settle(late)
+        }), timeoutMs)
+        const sent = waiting ? ready().then(() => (settled ? undefined as T : send())) : send()
+        sent.then(
+          (value) => {
+            if (!settled) outages?.up()
+            settle(undefined, value)
+          },
+          (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))),
+        )
+      })
+    },
     async close() {
       if (!owned) return
       // QUIT lets writes in flight finish; a connection that is not up has nothing to finish.

@@ -51,9 +51,10 @@ export class Outages {
   readonly failed = (cause: unknown): void => this.report(unreachable(this.#reached, this.where, cause))
 }
 
-/** Reports a connection's failures once per outage. */
-export function reportOutages(redis: Redis, onError: (error: unknown) => void): void {
+/** Reports a connection's failures once per outage; its user reports what the connection cannot see (a stall). */
+export function reportOutages(redis: Redis, onError: (error: unknown) => void): Outages {
   const outages = new Outages(redisAddress(redis), onError)
   redis.on('ready', () => outages.up())
   redis.on('error', outages.failed)
+  return outages
 }

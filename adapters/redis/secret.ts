@@ -26,12 +26,12 @@ export type RedisSharedSecretOptions = RedisConnectionOptions
  * ```
  */
 export function redisSharedSecret(options: RedisSharedSecretOptions = {}): SecretSource & { close(): Promise<void> } {
-  const { redis, prefix, close } = connection(options, 'Redis shared secret')
+  const { redis, prefix, command, close } = connection(options, 'Redis shared secret')
   const key = `${prefix}request-state-secret`
   const source = async () => {
     const made = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
-    await redis.set(key, made, 'NX')
-    const shared = await redis.get(key)
+    await command('storing the requestState secret', () => redis.set(key, made, 'NX'))
+    const shared = await command('reading the requestState secret', () => redis.get(key))
     if (!shared) throw new Error(`mcp-edge: the requestState secret at ${key} vanished while it was read`)
     return shared
   }

@@ -26,10 +26,11 @@ export type RedisUsedStatesOptions = RedisConnectionOptions
  * ```
  */
 export function redisUsedStates(options: RedisUsedStatesOptions = {}): UsedStates & { close(): Promise<void> } {
-  const { redis, prefix, close } = connection(options, 'Redis used states')
+  const { redis, prefix, command, close } = connection(options, 'Redis used states')
   return {
     async claim(id, untilMs) {
-      return (await redis.set(`${prefix}used-state:${id}`, '1', 'PXAT', Math.max(untilMs, Date.now() + 1), 'NX')) === 'OK'
+      const set = () => redis.set(`${prefix}used-state:${id}`, '1', 'PXAT', Math.max(untilMs, Date.now() + 1), 'NX')
+      return (await command('claiming a requestState', set)) === 'OK'
     },
     close,
   }

@@ -60,7 +60,7 @@ function authGate(options: AuthOptions, report: (error: unknown) => string): Aut
   const issuers = issuersOf(options)
   const metadata = resourceMetadata(options, issuers)
   const baseline = options.scopes ?? []
-  const implies = options.scopeImplies ?? {}
+  const implies = impliedBy(options.scopeImplies)
   const refuse = (refusal: Refusal) => challengeResponse(refusal, metadata.url)
 
   const identify = (found: Verified): Identity | Response => {
@@ -110,9 +110,15 @@ function authGate(options: AuthOptions, report: (error: unknown) => string): Aut
   }
 }
 
+/**
+ * scopeImplies as a map of its own entries: scopes come from tokens, and a scope named `constructor` or
+ * `__proto__` must find nothing, not a member of Object.prototype.
+ */
+const impliedBy = (option: AuthOptions['scopeImplies']): ReadonlyMap<string, readonly string[]> => new Map(Object.entries(option ?? {}))
+
 /** The granted scopes with every scope they imply, transitively. */
-function withImplied(granted: readonly string[], implies: Readonly<Record<string, readonly string[]>>): readonly string[] {
+function withImplied(granted: readonly string[], implies: ReadonlyMap<string, readonly string[]>): readonly string[] {
   const all = new Set(granted)
-  for (const scope of all) for (const implied of implies[scope] ?? []) all.add(implied)
+  for (const scope of all) for (const implied of implies.get(scope) ?? []) all.add(implied)
   return [...all]
 }

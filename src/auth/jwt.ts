@@ -1,4 +1,5 @@
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { fixedKeys, remoteKeys, type KeySet } from './keys.js'
 import { InvalidToken, type TokenVerifier, type Verified } from './options.js'
 
 export interface JwtOptions {
@@ -36,17 +37,19 @@ const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 /**
  * Key sets and issuer metadata in module scope, shared by every verifier of the process (or isolate):
  * Workers and Lambda make handlers far more often than keys change, and a key set fetched once serves
- * every request after. jose refetches a set at most every 30 s when a token names a key it lacks (a
- * rotation), one fetch at a time.
+ * every request after. A set is fetched again at most every 30 s for a token its cached keys do not
+ * verify (a rotation, new kid or same), one fetch at a time, and not at all during a back-off after a
+ * failed fetch (src/auth/keys.ts).
  */
-const keySets = new Map<string, JWTVerifyGetKey>()
+const keySets = new Map<string, KeySet>()
 const jwksUris = new Map<string, Promise<string>>()
 
 /**
  * A verifier of JWT access tokens signed with the issuer's published keys: signature (allow-listed
- * algorithms), issuer, expiry (`exp` required), and audience, always: `aud` (a string or an array) or an
- * RFC 8707 `resource` claim must name the configured resource exactly. Its scopes are read from `scope`
- * (space-separated) or `scp` (an array).
+ * algorithms), issuer, expiry (`exp` required), and audience, always: `aud` (a string or an array) is
+ * required and must name the configured resource exactly (an RFC 8707 `resource` claim is not an
+ * audience, and is not read). A token must name a subject (`sub`) or a client (`client_id`, else `azp`):
+ * who is asking. Its scopes are read from `scope` (space-separated) or `scp` (an array).
  *
  * @example
  * ```ts
@@ -73,16 +76,16 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
   if (algorithms.some((a) => a === 'none' || a.startsWith('HS'))) throw new Error('jwtVerifier: algorithms must be asymmetric (none and HMAC would let anyone who has the public key sign)')
   const doFetch = options.fetch ?? fetch
   const maxAge = options.cacheMaxAgeMs ?? 3_600_000
-  const local = options.jwks && createLocalJWKSet(options.jwks)
+  const fixed = options.jwks && fixedKeys(options.jwks)
   const tolerance = options.clockToleranceSec ?? 30
   const remembered = new Map<string, { verified: Verified; until: number }>()
   const capacity = options.cachedTokens ?? 1000
 
-  const keysOf = async (issuer: string): Promise<JWTVerifyGetKey> => {
-    if (local) return local
+  const keysOf = async (issuer: string): Promise<KeySet> => {
+    if (fixed) return fixed
     const uri = options.jwksUri ?? (await discoverJwksUri(issuer, doFetch))
     let set = keySets.get(uri)
-    if (!set) keySets.set(uri, (set = createRemoteJWKSet(new URL(uri), { cacheMaxAge: maxAge, [customFetch]: doFetch })))
+    if (!set) keySets.set(uri, (set = remoteKeys(uri, maxAge, doFetch)))
     return set
   }
 
@@ -110,18 +113,20 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
     // The issuer picks the keys; the signature check below makes sure it was not made up.
     if (typeof claimed.iss !== 'string' || !issuers.includes(claimed.iss)) throw new InvalidToken('The token is from an issuer this server does not trust')
     const keys = await keysOf(claimed.iss)
+    const verifyWith = async (getKey: JWTVerifyGetKey) => (await jwtVerify(token, getKey, {
+      issuer: issuers, algorithms, clockTolerance: tolerance, requiredClaims: ['exp'],
+      ...(options.typ ? { typ: options.typ } : {}),
+    })).payload
     let payload: JWTPayload
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        issuer: issuers, algorithms, clockTolerance: tolerance, requiredClaims: ['exp'],
-        ...(options.typ ? { typ: options.typ } : {}),
-      }))
+      payload = await verifyWith(await keys.current())
     } catch (e) {
-      throw tokenProblem(e)
+      // The issuer may have published a key since the set was fetched, under a new kid or the same one.
+      if (!(e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWSSignatureVerificationFailed) || !(await keys.refresh())) throw tokenProblem(e)
+      payload = await verifyWith(await keys.current()).catch((again: unknown) => { throw tokenProblem(again) })
     }
-    if (!names(payload.aud, resource) && !names(payload.resource, resource)) {
-      throw new InvalidToken('The token was not issued for this server (audience)')
-    }
+    // The audience decides: a token for another server is not for this one, whatever else it names.
+    if (!names(payload.aud, resource)) throw new InvalidToken('The token was not issued for this server (audience)')
     return identity(payload)
   }
   return Object.assign(verify, { issuers })
@@ -130,11 +135,18 @@ export function jwtVerifier(options: JwtOptions): TokenVerifier {
 /** Whether a claim (a string or an array of strings) names `resource`. */
 const names = (claim: unknown, resource: string) => claim === resource || (Array.isArray(claim) && claim.includes(resource))
 
+/** A claim's value when it is a non-empty string: an empty or non-string one names nobody. */
+const text = (claim: unknown) => (typeof claim === 'string' && claim !== '' ? claim : undefined)
+
+/** Who the token is for; refused when it names no one, since then there is nothing to bind state to. */
 function identity(payload: JWTPayload): Verified {
-  const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined
+  if (payload.sub !== undefined && text(payload.sub) === undefined) throw new InvalidToken("The token's sub claim is not acceptable")
+  const subject = text(payload.sub)
+  const clientId = text(payload.client_id) ?? text(payload.azp)
+  if (subject === undefined && clientId === undefined) throw new InvalidToken('The token names neither a subject (sub) nor a client (client_id or azp)')
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean)
     : Array.isArray(payload.scp) ? payload.scp.filter((s): s is string => typeof s === 'string') : []
-  return { subject: payload.sub, issuer: payload.iss, clientId, scopes, expiresAt: payload.exp, claims: payload }
+  return { subject, issuer: payload.iss, clientId, scopes, expiresAt: payload.exp, claims: payload }
 }
 
 /**
@@ -142,8 +154,8 @@ function identity(payload: JWTPayload): Verified {
  * or malformed): thrown on as it is, to be answered 503 rather than blamed on the client.
  */
 function tokenProblem(e: unknown): unknown {
-  // jose throws its bare JOSEError for a key-set response that is not 200 or not JSON: the server's side too.
-  if (!(e instanceof errors.JOSEError) || e.constructor === errors.JOSEError || e instanceof errors.JWKSTimeout || e instanceof errors.JWKSInvalid) return e
+  // A published key that cannot serve (a private one) is the issuer's fault, not the token's.
+  if (!(e instanceof errors.JOSEError) || e instanceof errors.JWKSInvalid) return e
   if (e instanceof errors.JWTExpired) return new InvalidToken('The token has expired')
   if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken('The token signature is not valid')
   if (e instanceof errors.JOSEAlgNotAllowed) return new InvalidToken('The token is signed with an algorithm this server does not accept')

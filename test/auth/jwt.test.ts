@@ -1,8 +1,9 @@
 /**
  * jwtVerifier called directly, against local authorization servers on loopback (test/helpers/auth-server.ts):
- * what a valid token resolves to, audience and issuer checks, exp/nbf and clock tolerance, the typ header,
- * key discovery (RFC 8414) and the module-level key-set cache across verifiers and rotations, option checks,
- * and, once through the fetch handler, that unreachable keys are answered 503, not blamed on the token.
+ * what a valid token resolves to, audience (aud alone) and issuer checks, who the token names, exp/nbf and
+ * clock tolerance, the typ header, key discovery (RFC 8414) and the module-level key-set cache across
+ * verifiers, rotations (new kid or same) and outages (back-off), option checks, and, through the fetch
+ * handler, that unreachable keys are answered 503, not blamed on the token, and bad tokens 401, never 5xx.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -10,12 +11,14 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { bearerAuth, createFetchHandler, type ErrorContext, InvalidToken, jwtVerifier, tasks, type TokenVerifier } from '../../src/index.js'
-import { startAuthServer, type AuthServer } from '../helpers/auth-server.js'
+import { KID, startAuthServer, type AuthServer } from '../helpers/auth-server.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
 const AUDIENCE = 'The token was not issued for this server (audience)'
 const UNTRUSTED_ISSUER = 'The token is from an issuer this server does not trust'
+const SIGNATURE = 'The token signature is not valid'
+const NOBODY = 'The token names neither a subject (sub) nor a client (client_id or azp)'
 
 const check = (verify: TokenVerifier, token: string, resource = RESOURCE) =>
   verify(token, { resource, request: new Request('http://x/mcp'), env: undefined })
@@ -57,17 +60,37 @@ describe('a valid token', () => {
 
 describe('audience', () => {
   const verify = () => jwtVerifier({ issuer: as.issuer })
-  it('accepts an aud array naming the resource, and an RFC 8707 resource claim (string or array) when aud names another', async () => {
+  it('accepts an aud string or array naming the resource', async () => {
+    expect(await check(verify(), await as.token(RESOURCE))).toBeDefined()
     expect(await check(verify(), await as.token('', { aud: ['https://other.example', RESOURCE] }))).toBeDefined()
-    expect(await check(verify(), await as.token('https://other.example', { resource: RESOURCE }))).toBeDefined()
-    expect(await check(verify(), await as.token('https://other.example', { resource: ['https://x.example', RESOURCE] }))).toBeDefined()
+  })
+
+  it('is decided by aud alone, which is required: an RFC 8707 resource claim naming this server does not make up for it', async () => {
+    expect(await refusal(check(verify(), await as.token('https://other.example', { resource: RESOURCE })))).toBe(AUDIENCE)
+    expect(await refusal(check(verify(), await as.token('https://other.example', { resource: ['https://x.example', RESOURCE] })))).toBe(AUDIENCE)
+    expect(await refusal(check(verify(), await as.token('', { aud: undefined, resource: RESOURCE })))).toBe(AUDIENCE)
   })
 
   it.each([['with a trailing slash', `${RESOURCE}/`], ['in another case', 'https://MCP.example.com/mcp'], ['as a prefix', 'https://mcp.example.com']])(
-    'refuses a resource that differs only %s (exact match), in aud and in resource', async (_what, near) => {
+    'refuses a resource that differs only %s (exact match), as aud and in an aud array', async (_what, near) => {
       expect(await refusal(check(verify(), await as.token(near)))).toBe(AUDIENCE)
-      expect(await refusal(check(verify(), await as.token('https://other.example', { resource: [near] })))).toBe(AUDIENCE)
+      expect(await refusal(check(verify(), await as.token('', { aud: ['https://other.example', near] })))).toBe(AUDIENCE)
     })
+})
+
+describe('who the token is for', () => {
+  it.each([
+    ['neither sub nor client_id nor azp', { sub: undefined, client_id: undefined }, NOBODY],
+    ['only empty ones', { sub: undefined, client_id: '', azp: '' }, NOBODY],
+    ['an empty sub', { sub: '' }, "The token's sub claim is not acceptable"],
+    ['a sub that is not a string', { sub: 42 }, "The token's sub claim is not acceptable"],
+  ])('refuses a token with %s: there is no one to bind state to', async (_what, claims, message) => {
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, claims)))).toBe(message)
+  })
+
+  it('binds a token without sub to its client', async () => {
+    expect(await check(jwtVerifier({ issuer: as.issuer }), await as.token(RESOURCE, { sub: undefined }))).toMatchObject({ subject: undefined, clientId: 'test-client' })
+  })
 })
 
 describe('expiry and not-before', () => {
@@ -96,7 +119,7 @@ describe('issuer', () => {
     expect((await check(verify, await as.token(RESOURCE)))?.issuer).toBe(as.issuer)
     expect((await check(verify, await other.token(RESOURCE)))?.issuer).toBe(other.issuer)
     // Signed by the second issuer's key (under the same kid) but naming the first: checked with the first's keys.
-    expect(await refusal(check(verify, await other.token(RESOURCE, { iss: as.issuer })))).toBe('The token signature is not valid')
+    expect(await refusal(check(verify, await other.token(RESOURCE, { iss: as.issuer })))).toBe(SIGNATURE)
   })
 })
 
@@ -133,7 +156,7 @@ describe('key set cache and rotation', () => {
     await check(verify, await rotating.token(RESOURCE))
     await rotating.rotate('k2')
     const k2 = await rotating.token(RESOURCE, {}, { kid: 'k2' })
-    expect(await refusal(check(verify, k2))).toBe('The token signature is not valid')
+    expect(await refusal(check(verify, k2))).toBe(SIGNATURE)
     expect(rotating.jwksFetches).toBe(1)
     pastCooldown()
     expect((await check(verify, k2))?.subject).toBe('user-1')
@@ -150,6 +173,87 @@ describe('key set cache and rotation', () => {
     const found = await Promise.all(Array.from({ length: 10 }, () => check(verify, k2)))
     expect(found.map((f) => f?.subject)).toEqual(Array(10).fill('user-1'))
     expect(flight.jwksFetches).toBe(2)
+  })
+
+  /** Runs the clock (Date only) from now on, moved by hand with later(). */
+  const clock = () => vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
+  const later = (ms: number) => vi.setSystemTime(Date.now() + ms)
+
+  it('accepts a token of a key replaced under the same kid after one more fetch (not within 30 s of the last), and forgeries under it fetch no more', async () => {
+    const reused = await startAuthServer()
+    try {
+      clock()
+      const verify = jwtVerifier({ issuer: reused.issuer, jwksUri: reused.jwksUri })
+      await check(verify, await reused.token(RESOURCE))
+      await reused.rotate(KID)
+      const renewed = await reused.token(RESOURCE)
+      expect(await refusal(check(verify, renewed))).toBe(SIGNATURE)
+      expect(reused.jwksFetches).toBe(1)
+      later(31_000)
+      expect((await check(verify, renewed))?.subject).toBe('user-1')
+      expect(reused.jwksFetches).toBe(2)
+      for (let i = 0; i < 10; i++) expect(await refusal(check(verify, await reused.untrusted(RESOURCE)))).toBe(SIGNATURE)
+      expect(reused.jwksFetches).toBe(2)
+      later(31_000)
+      for (let i = 0; i < 10; i++) expect(await refusal(check(verify, await reused.untrusted(RESOURCE)))).toBe(SIGNATURE)
+      expect(reused.jwksFetches).toBe(3)
+    } finally {
+      await reused.close()
+    }
+  })
+
+  it('while the key set endpoint fails, fetches it again only after a back-off growing from 1 s to at most 30 s, not once per request', async () => {
+    const failing = await startAuthServer()
+    failing.down = true
+    try {
+      clock()
+      const verify = jwtVerifier({ issuer: failing.issuer, jwksUri: failing.jwksUri })
+      const token = await failing.token(RESOURCE)
+      /** Verifies `token` n times: each is refused with the server's failure (503), never blamed on the token. */
+      const attempts = async (n: number) => {
+        for (let i = 0; i < n; i++) expect(await rejection(check(verify, token))).toEqual(expect.objectContaining({ message: expect.stringContaining('HTTP 503') }))
+        return failing.jwksFetches
+      }
+      expect(await attempts(20)).toBe(1)
+      later(1_000)
+      expect(await attempts(20)).toBe(2)
+      later(1_000)
+      expect(await attempts(5)).toBe(2)
+      later(1_000)
+      expect(await attempts(5)).toBe(3)
+      for (let i = 0; i < 8; i++) {
+        later(30_000)
+        expect(await attempts(5)).toBe(4 + i)
+      }
+      later(29_000)
+      expect(await attempts(5)).toBe(11)
+      failing.down = false
+      later(1_000)
+      expect((await check(verify, token))?.subject).toBe('user-1')
+      expect(failing.jwksFetches).toBe(12)
+    } finally {
+      await failing.close()
+    }
+  })
+
+  it('while the key set endpoint fails, tokens of unknown kids cost one fetch per 30 s, the rest refused from the cache; known keys still verify', async () => {
+    const failing = await startAuthServer()
+    try {
+      clock()
+      const verify = jwtVerifier({ issuer: failing.issuer, jwksUri: failing.jwksUri })
+      await check(verify, await failing.token(RESOURCE))
+      failing.down = true
+      later(31_000)
+      expect(await rejection(check(verify, await failing.untrusted(RESOURCE, 'new-0')))).not.toBeInstanceOf(InvalidToken)
+      for (let i = 1; i <= 20; i++) expect(await refusal(check(verify, await failing.untrusted(RESOURCE, `new-${i}`)))).toBe(SIGNATURE)
+      expect(failing.jwksFetches).toBe(2)
+      expect((await check(verify, await failing.token(RESOURCE)))?.subject).toBe('user-1')
+      later(31_000)
+      for (let i = 21; i <= 40; i++) await rejection(check(verify, await failing.untrusted(RESOURCE, `new-${i}`)))
+      expect(failing.jwksFetches).toBe(3)
+    } finally {
+      await failing.close()
+    }
   })
 })
 
@@ -277,24 +381,37 @@ describe('options', () => {
 })
 
 describe('through the fetch handler', () => {
+  const resource = 'http://127.0.0.1/mcp'
+  /** A POST of `method` with `token` to the everything server, authorized by `verify`. */
+  const post = (verify: TokenVerifier, token: string, method = 'server/discover', params: Record<string, unknown> = {}, onError?: (e: unknown, c: ErrorContext) => void) => {
+    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], auth: bearerAuth({ resource, verify }), ...(onError ? { onError } : {}) })
+    const full = { ...params, _meta: META_2026() }
+    return handler(new Request(resource, {
+      method: 'POST',
+      headers: { ...modernHeaders(method, full), authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: full }),
+    }))
+  }
+
   it('answers 503 temporarily_unavailable with retry-after when the keys are unreachable, reporting it during authorization', async () => {
     const reported: ErrorContext[] = []
-    const resource = 'http://127.0.0.1/mcp'
-    const handler = createFetchHandler(createEverythingServer(), {
-      extensions: [tasks()],
-      auth: bearerAuth({ resource, verify: jwtVerifier({ issuer: as.issuer, jwksUri: 'http://127.0.0.1:1/unreachable' }) }),
-      onError: (_e, context) => reported.push(context),
-    })
-    const params = { _meta: META_2026() }
-    const res = await handler(new Request(resource, {
-      method: 'POST',
-      headers: { ...modernHeaders('server/discover', params), authorization: `Bearer ${await as.token(resource)}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params }),
-    }))
+    const verify = jwtVerifier({ issuer: as.issuer, jwksUri: 'http://127.0.0.1:1/unreachable' })
+    const res = await post(verify, await as.token(resource), 'server/discover', {}, (_e, context) => reported.push(context))
     expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5'])
     const body = await res.json() as { error: string; error_description: string }
     expect(body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/error id/) })
     expect(reported).toEqual([expect.objectContaining({ during: 'authorization' })])
     expect(body.error_description).toContain(reported[0]!.errorId)
+  })
+
+  it('answers a valid token naming no subject nor client 401 invalid_token, saying so (the client\'s token, not the server, is at fault)', async () => {
+    const res = await post(jwtVerifier({ issuer: as.issuer }), await as.token(resource, { sub: undefined, client_id: undefined }))
+    expect([res.status, await res.json()]).toEqual([401, { error: 'invalid_token', error_description: NOBODY }])
+  })
+
+  it('answers a token granted scopes named after Object.prototype members like any other', async () => {
+    const token = await as.token(resource, { scope: 'constructor __proto__ toString mcp:admin' })
+    const res = await post(jwtVerifier({ issuer: as.issuer }), token, 'tools/call', { name: 'test_admin_action', arguments: {} })
+    expect([res.status, (await res.json()).result?.content]).toEqual([200, [{ type: 'text', text: 'Admin action done for user-1' }]])
   })
 })

@@ -163,6 +163,18 @@ describe('scopes every request needs', () => {
     expect((await post(handler, as('admin'))).status).toBe(200)
     expect((await post(handler, as('other'))).status).toBe(403)
   })
+
+  it('takes scopes named after Object.prototype members (constructor, __proto__, toString) as names like any other', async () => {
+    const server = new McpServer({ name: 'w', version: '1' }).tool('scopes', {}, (_a, ctx) => ctx.auth!.scopes.join(' '))
+    const granted = (handler: (r: Request) => Promise<Response>, token: string) => rpcAs(handler, token, 'tools/call', { name: 'scopes', arguments: {} })
+    const plain = handlerWith({ verify }, {}, server)
+    const implying = handlerWith({ verify, scopes: ['read'], scopeImplies: { admin: ['read'] } }, {}, server)
+    for (const scope of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect((await granted(plain, `${scope}~x`)).body.result.content[0].text).toBe(`${scope} x`)
+      expect((await post(implying, as(scope))).status).toBe(403)
+      expect((await granted(implying, `${scope}~admin`)).body.result.content[0].text).toBe(`${scope} admin read`)
+    }
+  })
 })
 
 describe('verifiers', () => {

@@ -2,11 +2,13 @@
  * Generated HTTP requests for the fetch handler (fast-check): mostly well-formed JSON-RPC with one thing
  * wrong, some garbage. What every answer must be: never a 5xx, never a hang, JSON when it says JSON; and the
  * server answers a plain call afterwards. Used by test/fuzz/fetch-handler.test.ts (a few hundred in CI)
- * and scripts/fuzz.ts (`npm run fuzz`, 100,000).
+ * and scripts/fuzz.ts (`npm run fuzz`, 100,000), each also with authorization on and a mix of Authorization
+ * headers (test/fuzz/authorization.ts).
  */
 import fc from 'fast-check'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, type FetchHandler, tasks } from '../../src/index.js'
+import { type Authorization, createFetchHandler, type FetchHandler, tasks } from '../../src/index.js'
+import type { AuthHeader } from './authorization.js'
 
 const VERSIONS = ['2026-07-28', 'DRAFT-2026-v1', '2025-11-25', '2025-06-18', '2025-03-26']
 const METHODS = [
@@ -56,6 +58,8 @@ export interface Generated {
   readonly method: string
   readonly headers: Record<string, string>
   readonly body: string | Uint8Array | undefined
+  /** The kind of its Authorization header, when the fuzz sends them (test/fuzz/authorization.ts). */
+  readonly authorization?: string
 }
 
 /** Headers mostly as a client sends them for the body's method and name, each sometimes wrong or missing. */
@@ -81,8 +85,15 @@ export const requests: fc.Arbitrary<Generated> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ method: fc.constantFrom('GET', 'DELETE', 'PUT', 'OPTIONS'), headers: fc.constant({}), body: fc.constant(undefined) }) },
 )
 
+/** Each generated request with an Authorization header of `headers` (or none, as drawn). */
+export const withAuthorization = (generated: fc.Arbitrary<Generated>, headers: fc.Arbitrary<AuthHeader>): fc.Arbitrary<Generated> =>
+  fc.tuple(generated, headers).map(([g, { kind, value }]) => ({
+    ...g, authorization: kind, headers: value === undefined ? g.headers : { ...g.headers, authorization: value },
+  }))
+
 /** The everything server as a fuzz target: handlers cut after 2 s, so that no generated call runs for long. */
-export const fuzzTarget = (): FetchHandler => createFetchHandler(createEverythingServer(), { handlerTimeoutMs: 2000, extensions: [tasks()] })
+export const fuzzTarget = (auth?: Authorization): FetchHandler =>
+  createFetchHandler(createEverythingServer(), { handlerTimeoutMs: 2000, extensions: [tasks()], ...(auth ? { auth } : {}) })
 
 /** What went wrong with one answer, if anything: a 5xx, a hang (no answer, or a body not read, within `ms`), JSON that is not. */
 export async function problemWith(handler: FetchHandler, generated: Generated, ms = 5000): Promise<string | undefined> {
@@ -110,12 +121,15 @@ export async function problemWith(handler: FetchHandler, generated: Generated, m
   }
 }
 
-/** After the fuzzing: does a plain tools/call still get its answer? */
-export async function stillAnswers(handler: FetchHandler): Promise<boolean> {
+/** After the fuzzing: does a plain tools/call (with this Authorization header, if any) still get its answer? */
+export async function stillAnswers(handler: FetchHandler, authorization?: string): Promise<boolean> {
   const params = { name: 'add', arguments: { a: 2, b: 3 }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'f', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } }
   const res = await handler(new Request('http://127.0.0.1/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add' },
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add',
+      ...(authorization === undefined ? {} : { authorization }),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
   }))
   return res.status === 200 && (await res.json()).result?.structuredContent?.sum === 5

@@ -14,12 +14,17 @@ export interface AuthServer {
   readonly jwksFetches: number
   /** A token it signs for `audience` (omit with `aud: undefined` in claims); claims override the defaults. */
   token(audience: string, claims?: Record<string, unknown>, options?: { kid?: string; expiresInSec?: number }): Promise<string>
-  /** Forgeries: signed by a key it does not publish but under its key id; unsigned; HMAC keyed with its public key. */
-  untrusted(audience: string): Promise<string>
+  /** Forgeries: signed by a key it does not publish but under its key id (or `kid`); unsigned; HMAC keyed with its public key. */
+  untrusted(audience: string, kid?: string): Promise<string>
   unsigned(audience: string): string
   hmacWithPublicKey(audience: string): Promise<string>
-  /** Publishes a new key (id `kid`) beside the old one, as a rotation does. */
+  /**
+   * Publishes a new key with id `kid`, as a rotation does: beside the old one, or in its place when `kid`
+   * is in use (a rotation that reuses the kid).
+   */
   rotate(kid: string): Promise<void>
+  /** While down, its key set answers 503 (fetches are still counted). */
+  down: boolean
   close(): Promise<void>
 }
 
@@ -36,6 +41,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const keys = new Map([[KID, await generateKeyPair('RS256', { extractable: true })]])
   const stranger = await generateKeyPair('RS256')
   let jwksFetches = 0
+  let down = false
   const http = createServer(async (req, res) => {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
     if (req.url === '/.well-known/oauth-authorization-server') {
@@ -45,6 +51,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       }))
     } else if (req.url === '/jwks.json') {
       jwksFetches++
+      if (down) return void res.writeHead(503).end()
       const published = await Promise.all([...keys].map(async ([kid, pair]) => ({ ...(await exportJWK(pair.publicKey)), kid, alg: 'RS256', use: 'sig' })))
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published }))
     } else {
@@ -71,7 +78,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       const kid = options.kid ?? KID
       return sign(claimsFor(audience, claims, options.expiresInSec ?? 3600), keys.get(kid)!.privateKey, kid)
     },
-    untrusted: (audience) => sign(claimsFor(audience, {}, 3600), stranger.privateKey, KID),
+    untrusted: (audience, kid = KID) => sign(claimsFor(audience, {}, 3600), stranger.privateKey, kid),
     unsigned: (audience) => `${b64url({ alg: 'none', typ: 'at+jwt' })}.${b64url(claimsFor(audience, {}, 3600))}.`,
     async hmacWithPublicKey(audience) {
       // The classic confusion: a verifier that lets the token pick its algorithm would check this HMAC with
@@ -81,6 +88,12 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
     },
     async rotate(kid) {
       keys.set(kid, await generateKeyPair('RS256', { extractable: true }))
+    },
+    get down() {
+      return down
+    },
+    set down(value) {
+      down = value
     },
     close: () => new Promise((r) => http.close(() => r())),
   }

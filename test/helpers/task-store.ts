@@ -3,7 +3,7 @@
  * runs against its real backend: memory here, Redis against the real server, the Durable Object in workerd.
  */
 import { describe, expect, it } from 'vitest'
-import type { TaskRecord, TaskStore } from '../../src/index.js'
+import { StoreFull, type TaskRecord, type TaskStore } from '../../src/index.js'
 
 let counter = 0
 export function record(patch: Partial<TaskRecord> = {}): TaskRecord {
@@ -153,6 +153,72 @@ export function describeTaskListing(name: string, store: () => TaskStore): void 
       expect([first, second, third].flatMap((p) => p.tasks.map((t) => t.id))).toEqual(ids)
       expect(third.nextCursor).toBeUndefined()
       expect((await list('nobody', undefined, 10)).tasks).toEqual([])
+    })
+  })
+}
+
+/**
+ * For stores that count what they keep (RecordLimits, and a bound on bytes): each test takes a new, empty
+ * store from `fresh`, with `maxBytes` as its bound.
+ */
+export function describeTaskLimits(name: string, fresh: (maxBytes: number) => TaskStore): void {
+  const limits = (client: string | undefined, perClient = 2, total = 100) => ({ client, perClient, total })
+  const refusal = (promise: Promise<unknown>) => promise.then(() => 'kept', (e: unknown) => (e instanceof StoreFull ? `${e.fault}: ${e.message}` : String(e)))
+  describe(`TaskStore limits: ${name}`, () => {
+    it("refuses a client's record past its share, keeping nothing of it; other clients, and the unknown, go on", async () => {
+      const store = fresh(1e7)
+      await store.create(record(), limits('address 192.0.2.1'))
+      await store.create(record(), limits('address 192.0.2.1'))
+      const third = record()
+      expect(await refusal(store.create(third, limits('address 192.0.2.1')))).toBe('client: This client has 2 records kept, its most')
+      expect(await store.get(third.id)).toBeUndefined()
+      expect(await refusal(store.create(record(), limits('address 192.0.2.2')))).toBe('kept')
+      expect(await refusal(store.create(record(), limits(undefined)))).toBe('kept')
+    })
+
+    it('counts a record until its expiry, moved on by puts, and not after', async () => {
+      const store = fresh(1e7)
+      const short = record({ expiresAt: Date.now() + 300 })
+      await store.create(short, limits('alice', 2, 4))
+      await store.create(record(), limits('alice', 2, 4))
+      await store.create(record(), limits('carol', 2, 4))
+      // Moved on: still counted past its first expiry, by its client's share and in all.
+      expect(await store.put({ ...short, version: 2, expiresAt: Date.now() + 600 })).toBe(true)
+      await wait(400)
+      expect(await refusal(store.create(record(), limits('alice', 2, 4)))).toMatch(/^client: /)
+      expect(await refusal(store.create(record(), limits('bob', 2, 4)))).toBe('kept')
+      expect(await refusal(store.create(record(), limits('dave', 2, 4)))).toMatch(/^server: /)
+      // Expired, it frees its place, though the others live on (the total far off: only the share is counted).
+      await wait(300)
+      expect(await refusal(store.create(record(), limits('alice', 2, 100)))).toBe('kept')
+    })
+
+    it('refuses anyone past the total', async () => {
+      const store = fresh(1e7)
+      for (const client of ['a', 'b', 'c']) await store.create(record(), limits(client, 2, 3))
+      expect(await refusal(store.create(record(), limits('d', 2, 3)))).toMatch(/^server: This server keeps 3 records, its most$/)
+      expect(await refusal(store.create(record(), limits(undefined, 2, 3)))).toMatch(/^server: /)
+    })
+
+    it('refuses a record past its bytes, counting puts that grow records and logs, and gives expired bytes back', async () => {
+      const big = (n: number, patch: Partial<TaskRecord> = {}) => record({ work: { tool: 'slow', arguments: { text: 'x'.repeat(n) } }, ...patch })
+      const store = fresh(5000)
+      const first = big(1000, { expiresAt: Date.now() + 400 })
+      const second = big(1000)
+      await store.create(first)
+      await store.create(second)
+      expect(await refusal(store.create(big(3000)))).toMatch(/^server: This server keeps 5000 (characters|bytes) of records/)
+      // A put that grows a record counts (some 4,150 kept now), and so does a log (some 5,050).
+      expect(await store.put({ ...first, version: 2, result: { text: 'y'.repeat(1500) } })).toBe(true)
+      if (store.append) {
+        await store.append(second.id, [{ text: 'z'.repeat(900) }])
+        expect(await refusal(store.create(record()))).toMatch(/^server: /)
+        // A put after an append keeps counting the log.
+        expect(await store.put({ ...second, version: 2, statusMessage: 'on' })).toBe(true)
+      } else expect(await store.put({ ...second, version: 2, result: { text: 'z'.repeat(900) } })).toBe(true)
+      expect(await refusal(store.create(record()))).toMatch(/^server: /)
+      await wait(500)
+      expect(await refusal(store.create(big(2000)))).toBe('kept')
     })
   })
 }

@@ -268,6 +268,15 @@ describe('bad input', () => {
     expect(status).toBe(413)
   })
 
+  it('completes an argument named after an Object.prototype member with nothing, not with that member', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      for (const ref of [{ type: 'ref/prompt', name: 'test_prompt_with_arguments' }, { type: 'ref/resource', uri: 'test://template/{id}/data' }]) {
+        const res = await send({ name, body: call('completion/complete', { ref, argument: { name, value: 't' }, _meta: META_2026() }), status: 200 })
+        expect([name, ref.type, res.status, res.json.result?.completion.values]).toEqual([name, ref.type, 200, []])
+      }
+    }
+  })
+
   it('still serves requests after all of it', async () => {
     const res = await send({ name: 'discover', body: call('server/discover', { _meta: META_2026() }), status: 200 })
     expect(res.status).toBe(200)

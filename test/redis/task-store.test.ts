@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { redisTaskStore } from '../../adapters/redis/index.js'
 import { REDIS_URL } from '../helpers/redis.js'
-import { describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
+import { describeTaskLimits, describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 
 const prefix = () => `test-${crypto.randomUUID()}:`
 const admin = new Redis(REDIS_URL)
@@ -17,6 +17,13 @@ afterAll(async () => {
 describeTaskStore('redis', () => store)
 describeTaskListing('redis', () => store)
 describeTaskLog('redis', () => store)
+const limited: { close(): Promise<void> }[] = []
+afterAll(() => Promise.all(limited.map((s) => s.close())))
+describeTaskLimits('redis', (maxBytes) => {
+  const made = redisTaskStore({ url: REDIS_URL, prefix: prefix(), maxBytes })
+  limited.push(made)
+  return made
+})
 
 /** PTTL read between two clock readings: the expiry Redis holds must be `expiresAt` itself. */
 async function expiryOf(key: string) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { memoryTaskStore } from '../../src/index.js'
 import { until } from '../helpers/async.js'
-import { describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
+import { describeTaskLimits, describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 
 const store = memoryTaskStore({ sweepMs: 50 })
 describeTaskStore('memory', () => store)
 describeTaskListing('memory', () => store)
 describeTaskLog('memory', () => store)
+describeTaskLimits('memory', (maxBytes) => memoryTaskStore({ maxBytes }))
 
 describe('memory task store: what it holds', () => {
   it('sweeps out expired tasks and keeps live ones', async () => {

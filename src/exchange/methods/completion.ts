@@ -32,13 +32,16 @@ function completing(call: Call): Completing {
   if (ref.type === 'ref/prompt') {
     const entry = typeof ref.name === 'string' ? server.find('prompt', ref.name, call) : undefined
     if (!entry) throw invalidParams(`Unknown prompt: ${String(ref.name)}`)
-    const choices = entry.enums[argument.name]
-    return { completer: entry.complete[argument.name] ?? (choices && (() => choices.filter((v) => v.startsWith(value)))), value, scopes: entry.scopes }
+    const choices = own(entry.enums, argument.name)
+    return { completer: own(entry.complete, argument.name) ?? (choices && (() => choices.filter((v) => v.startsWith(value)))), value, scopes: entry.scopes }
   }
   if (ref.type === 'ref/resource') {
     const entry = typeof ref.uri === 'string' ? server.find('resourceTemplate', ref.uri, call) : undefined
     if (!entry) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`)
-    return { completer: entry.def.complete?.[argument.name], value, scopes: entry.scopes }
+    return { completer: entry.def.complete && own(entry.def.complete, argument.name), value, scopes: entry.scopes }
   }
   throw invalidParams('ref.type must be ref/prompt or ref/resource')
 }
+
+/** `record[key]` if it is the record's own: a client's `constructor` or `__proto__` names nothing. */
+const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.hasOwn(record, key) ? record[key] : undefined)
