@@ -146,6 +146,20 @@ function pageOf(ids: Iterable<string>, live: (id: string) => TaskRecord | undefi
   return { tasks: page }
 }
 
+/** Adds `id` to the ids `index` keeps under `key`. */
+function enter(index: Map<string, Set<string>>, key: string, id: string): void {
+  let ids = index.get(key)
+  if (!ids) index.set(key, (ids = new Set()))
+  ids.add(id)
+}
+
+/** Takes `id` out of the ids under `key`, and the key with its last id. */
+function leave(index: Map<string, Set<string>>, key: string | undefined, id: string): void {
+  const ids = key === undefined ? undefined : index.get(key)
+  ids?.delete(id)
+  if (ids?.size === 0) index.delete(key!)
+}
+
 /**
  * Tasks in this process's memory: the default, for one process (a restart forgets them).
  *
@@ -179,24 +193,14 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     bytes += size - (sizes.get(id) ?? 0)
     sizes.set(id, size)
   }
-  const unlist = (index: Map<string, Set<string>>, key: string | undefined, id: string) => {
-    const ids = key === undefined ? undefined : index.get(key)
-    ids?.delete(id)
-    if (ids?.size === 0) index.delete(key!)
-  }
-  const list = (index: Map<string, Set<string>>, key: string, id: string) => {
-    let ids = index.get(key)
-    if (!ids) index.set(key, (ids = new Set()))
-    ids.add(id)
-  }
   const forget = (task: TaskRecord) => {
     tasks.delete(task.id)
     logs.delete(task.id)
     resize(task.id, 0)
     sizes.delete(task.id)
     logSizes.delete(task.id)
-    unlist(owned, task.owner, task.id)
-    unlist(shares, shareOf.get(task.id), task.id)
+    leave(owned, task.owner, task.id)
+    leave(shares, shareOf.get(task.id), task.id)
     shareOf.delete(task.id)
   }
   const sweepMs = options.sweepMs ?? 60_000
@@ -241,9 +245,9 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
       if (stale) forget(stale)
       tasks.set(task.id, task)
       resize(task.id, size)
-      list(owned, task.owner, task.id)
+      enter(owned, task.owner, task.id)
       if (limits?.client !== undefined) {
-        list(shares, limits.client, task.id)
+        enter(shares, limits.client, task.id)
         shareOf.set(task.id, limits.client)
       }
       if (timer === undefined) {
