@@ -11,6 +11,13 @@ export interface TaskObjectMethods {
   start(id: string, holder: string): Promise<void>
   append(id: string, messages: readonly JsonObject[]): Promise<number | undefined>
   messages(id: string, from: number): Promise<TaskLog>
+  /**
+   * As a ledger (an object named for a client's share, or for a shard of all records): takes a place for
+   * record `id` until `until`, if fewer than `max` places are taken. See adapters/cloudflare/task-store.ts.
+   */
+  claim(id: string, until: number, max: number): Promise<boolean>
+  /** Gives back the place of `id`, taken in a ledger that refused the record elsewhere. */
+  release(id: string): Promise<void>
 }
 /** The instance type of a `taskObject(worker)` class, for `DurableObjectNamespace<TaskObject>`. */
 export type TaskObject<Env = unknown> = DurableObject<Env> & TaskObjectMethods
@@ -23,6 +30,8 @@ const TASK = 'task'
 const RUN = 'run'
 const LOGGED = 'logged'
 const LOG = 'log:'
+/** A ledger's places, each under its record's id, with when it ends. */
+const PLACE = 'place:'
 
 /**
  * A Durable Object alarm handler may run for 15 minutes of wall time (Cloudflare's limits), and the run is
@@ -185,6 +194,26 @@ abstract class TaskObjectBase<Env extends object> extends DurableObject<Env> imp
     const messages: JsonObject[] = []
     for (let place = Math.max(0, from); place < length; place++) messages.push(kv.get<JsonObject>(`${LOG}${place}`)!)
     return { messages, length }
+  }
+
+  async claim(id: string, until: number, max: number): Promise<boolean> {
+    const { kv } = this.ctx.storage
+    const now = Date.now()
+    let taken = 0
+    for (const [key, ends] of kv.list<number>({ prefix: PLACE })) {
+      if (ends > now) taken++
+      else kv.delete(key)
+    }
+    if (taken >= max) return false
+    kv.put(`${PLACE}${id}`, until)
+    // The alarm (no task here: it deletes everything) comes once the last place has ended.
+    const alarm = await this.ctx.storage.getAlarm()
+    if (alarm === null || alarm < until) await this.ctx.storage.setAlarm(until)
+    return true
+  }
+
+  async release(id: string): Promise<void> {
+    this.ctx.storage.kv.delete(`${PLACE}${id}`)
   }
 
   async start(id: string, holder: string): Promise<void> {

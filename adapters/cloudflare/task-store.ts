@@ -1,9 +1,22 @@
-import type { TaskLog, TaskRecord, TaskStore } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import { StoreFull, type RecordLimits, type TaskLog, type TaskRecord, type TaskStore } from '../../src/index.js'
 import type { TaskObject } from './task-object.js'
+
+/**
+ * Objects that count all records, each a share of the total: one object for every create of a deployment
+ * would be its bottleneck (some 1,000 requests/s per object). A shard full while others are not refuses
+ * early; a record counts in the one its id falls in.
+ */
+const TOTAL_SHARDS = 16
 
 export interface DurableTaskStoreOptions<Env = unknown> {
   /** The task Durable Object namespace (the `taskObject(worker)` class); a function so that it can be looked up once bindings exist. */
   namespace: () => DurableObjectNamespace<TaskObject<Env>>
+  /**
+   * What the objects that count records for the limits are named after (default `mcp-tasks`): stores of
+   * one namespace and name count together.
+   */
+  ledgers?: string | undefined
 }
 
 /**
@@ -41,7 +54,11 @@ export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): Ta
   }
   return {
     kind: 'durable-objects',
-    create: async (task) => object(task.id).create(task),
+    async create(task, limits) {
+      // Places taken for a record whose write then fails end with the time it was made for.
+      if (limits) await claim(object, options.ledgers ?? 'mcp-tasks', task, limits)
+      await object(task.id).create(task)
+    },
     // RPC gives back a structured clone: the record as stored.
     get: async (id) => (await object(id).get(id)) as TaskRecord | undefined,
     put: async (task) => object(task.id).put(task),
@@ -49,4 +66,20 @@ export function durableTaskStore<Env>(options: DurableTaskStoreOptions<Env>): Ta
     append: async (id, messages) => object(id).append(id, messages),
     messages: async (id, from) => (await object(id).messages(id, from)) as TaskLog,
   }
+}
+
+/**
+ * Takes the record's places in the ledgers that count it (objects of the same class, named for its client's
+ * share and for its shard of all records, each with a colon, which a task id never has), or none, and says why.
+ * A place lasts as long as the record was created to: a task still running past its TTL stops counting.
+ */
+async function claim(object: (name: string) => DurableObjectStub<TaskObject>, prefix: string, task: TaskRecord, limits: RecordLimits): Promise<void> {
+  const ledgers: [string, number, StoreFull][] = [[`${prefix}:total:${shardOf(task.id, TOTAL_SHARDS)}`, Math.ceil(limits.total / TOTAL_SHARDS), new StoreFull(`This server keeps ${limits.total} records, its most`, 'server')]]
+  if (limits.client !== undefined) ledgers.push([`${prefix}:share:${limits.client}`, limits.perClient, new StoreFull(`This client has ${limits.perClient} records kept, its most`, 'client')])
+  const taken = await Promise.all(ledgers.map(([name, max]) => object(name).claim(task.id, task.expiresAt, max)))
+  // Both full: the client's own share is what it can do something about.
+  const refused = ledgers.findLast((_, i) => !taken[i])
+  if (!refused) return
+  await Promise.all(ledgers.filter((_, i) => taken[i]).map(([name]) => object(name).release(task.id)))
+  throw refused[2]
 }

@@ -7,13 +7,57 @@ import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { createWorker, durableTaskStore, taskObject } from '../../adapters/cloudflare/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { createFetchHandler, McpServer, type TaskRecord, TASKS, tasks } from '../../src/index.js'
+import { shardOf } from '../../src/core.js'
+import { createFetchHandler, McpServer, StoreFull, type TaskRecord, TASKS, tasks } from '../../src/index.js'
 import { describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 import { META, mcpRequest } from './sse.js'
 
 const store = durableTaskStore({ namespace: () => env.MCP_TASKS })
 describeTaskStore('Durable Object per task', () => store)
 describeTaskLog('Durable Object per task', () => store)
+
+describe('Durable Object task store: what it counts', () => {
+  const refusal = (promise: Promise<unknown>) => promise.then(() => 'kept', (e: unknown) => (e instanceof StoreFull ? `${e.fault}: ${e.message}` : String(e)))
+  const share = (client: string, perClient = 2) => ({ client, perClient, total: 10_000 })
+
+  it("refuses a client's record past its share, keeping nothing of it, and counts a place until the record's expiry", async () => {
+    const client = `address ${crypto.randomUUID()}`
+    await store.create(record({ expiresAt: Date.now() + 300 }), share(client))
+    await store.create(record(), share(client))
+    const third = record()
+    expect(await refusal(store.create(third, share(client)))).toBe('client: This client has 2 records kept, its most')
+    expect(await store.get(third.id)).toBeUndefined()
+    expect(await refusal(store.create(record(), share(`${client}-other`)))).toBe('kept')
+    // The ledger forgets everything once its last place has ended.
+    const ledger = env.MCP_TASKS.get(env.MCP_TASKS.idFromName(`mcp-tasks:share:${client}`))
+    expect(await runInDurableObject(ledger, (_, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 30_000)
+    await wait(400)
+    expect(await refusal(store.create(record(), share(client)))).toBe('kept')
+  })
+
+  it('refuses past the total, counted in shards by id, and gives back the places of a refused record', async () => {
+    // Two ids of one shard, with a total of one place a shard (16 in all).
+    const first = record()
+    let second = record()
+    while (shardOf(second.id, 16) !== shardOf(first.id, 16)) second = record()
+    // Ledgers of their own: the other tests' records count in the default ones.
+    const counted = durableTaskStore({ namespace: () => env.MCP_TASKS, ledgers: `test-${crypto.randomUUID()}` })
+    const limits = { client: 'address 192.0.2.1', perClient: 5, total: 16 }
+    expect(await refusal(counted.create(first, limits))).toBe('kept')
+    expect(await refusal(counted.create(second, limits))).toBe('server: This server keeps 16 records, its most')
+    // The client's place taken for the refused one was given back: four more of other shards fit.
+    const others: TaskRecord[] = []
+    while (others.length < 4) {
+      const r = record()
+      if (shardOf(r.id, 16) !== shardOf(first.id, 16) && !others.some((o) => shardOf(o.id, 16) === shardOf(r.id, 16))) others.push(r)
+    }
+    for (const r of others) expect(await refusal(counted.create(r, limits))).toBe('kept')
+    // Over its share and in a full shard: told of its share, the bound it can do something about.
+    let last = record()
+    while (shardOf(last.id, 16) !== shardOf(first.id, 16)) last = record()
+    expect(await refusal(counted.create(last, limits))).toBe('client: This client has 5 records kept, its most')
+  })
+})
 
 const TASK_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} }, elicitation: { form: {} } } }
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
