@@ -203,6 +203,7 @@ class ListenStream implements OpenStream, ListenAsker {
     if (this.#done) return
     this.#done = true
     this.#ending = graceful && this.profile.listenResult ? { resultType: 'complete', _meta: this.#tag() } : undefined
+    // Worked out again rather than kept: a stream would hold a string of its own for hours.
     release(this.runtime, clientShare(this.principal, this.transport))
     this.runtime.streams.delete(this)
     this.transport.cancel.offAbort(this.leave)
