@@ -5,6 +5,7 @@
  * one Redis apart). MCP_TASK_LEASE_MS sets how long a task runner's lease lasts unless renewed (default
  * 30 s): a task whose process dies fails that long after, when it is next read. MCP_AUTH_ISSUER turns on
  * authorization (examples/everything/auth.ts); MCP_RESOURCE_URL then defaults to http://127.0.0.1:$PORT/mcp.
+ * Behind a reverse proxy, MCP_CLIENT_ADDRESS_HEADER names the header it sets to the client's address.
  */
 import { serve } from '../../adapters/node/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
@@ -32,6 +33,7 @@ const running = await serve(createEverythingServer(), {
   // Resumable requests only for clients that declare resumableRequests (the seed draft's proposal).
   extensions: [tasks({ leaseMs }), resumable()],
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || sharedSecret },
+  clientAddressHeader: process.env.MCP_CLIENT_ADDRESS_HEADER || undefined,
 })
 // Closed after the server, whose shutdown still writes to the store (tasks running here end failed).
 running.http.once('close', () => {
