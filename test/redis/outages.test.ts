@@ -164,13 +164,13 @@ describe('Redis stalled: every store command has a deadline', () => {
       expect(body.error.code).toBe(-32603)
       const stalled = `Redis task store: ${redis.url} did not answer within ${COMMAND_TIMEOUT_MS} ms`
       expect(log.server.map((e) => [text(e.error), e.context])).toEqual([
-        [`${stalled}; creating a task failed`, { errorId: idIn(body.error.message), method: 'tools/call', requestId: 7 }],
+        [`${stalled}; counting a new task failed`, { errorId: idIn(body.error.message), method: 'tools/call', requestId: 7 }],
       ])
       // The store's own operations, each within the deadline; the stall is said once.
       const read = await failure(() => store.get('nothing'))
       expect(read.message).toBe(`${stalled}; reading a task failed`)
       expect(read.ms).toBeLessThan(BOUND_MS)
-      expect(log.store).toEqual([`${stalled}; creating a task failed`])
+      expect(log.store).toEqual([`${stalled}; counting a new task failed`])
     } finally {
       redis.resume()
     }

@@ -36,7 +36,7 @@ async function expiryOf(key: string) {
 describe('redis task store', () => {
   it('sets the key to expire at expiresAt on create and moves it with every put, shorter too', async () => {
     const task = record({ expiresAt: Date.now() + 60_000 })
-    const key = `${p}task:${task.id}`
+    const key = `${p}task:{${task.id}}`
     await store.create(task)
     let e = await expiryOf(key)
     expect(e.earliest).toBeLessThanOrEqual(task.expiresAt)
@@ -58,7 +58,7 @@ describe('redis task store', () => {
 
   it('leaves the stored value and its expiry untouched by a put over a stale version', async () => {
     const task = record()
-    const key = `${p}task:${task.id}`
+    const key = `${p}task:{${task.id}}`
     await store.create(task)
     expect(await store.put({ ...task, version: 2, status: 'cancelled' })).toBe(true)
     const stored = await admin.hgetallBuffer(key)
@@ -79,7 +79,7 @@ describe('redis task store', () => {
     await other.create({ ...mine, owner: 'bob' })
     expect((await store.get(mine.id))?.owner).toBe('alice')
     expect((await other.get(mine.id))?.owner).toBe('bob')
-    expect(await admin.exists(`${p}task:${mine.id}`)).toBe(1)
+    expect(await admin.exists(`${p}task:{${mine.id}}`)).toBe(1)
     await other.close()
   })
 
@@ -93,10 +93,10 @@ describe('redis task store', () => {
       ['a hash whose record names another id', (k) => admin.hset(k, 'record', JSON.stringify(record()))],
       ['a hash whose record\'s version is not a number', (k) => admin.hset(k, 'record', JSON.stringify({ ...record(), id: idOf(k), version: '1' }))],
     ]
-    const idOf = (key: string) => key.slice(`${p}task:`.length)
+    const idOf = (key: string) => key.slice(`${p}task:{`.length, -1)
     for (const [what, write] of foreign) {
       const task = record()
-      const key = `${p}task:${task.id}`
+      const key = `${p}task:{${task.id}}`
       await write(key)
       const dump = await admin.dumpBuffer(key)
       expect(await store.get(task.id), what).toBeUndefined()
