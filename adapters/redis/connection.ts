@@ -1,12 +1,20 @@
-import { Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { logOutage, redisAddress, reportOutages } from './outage.js'
+
+/** A connection to one Redis, or to a Redis Cluster. */
+export type RedisClient = Redis | Cluster
 
 /** Where a Redis store finds its connection and keys. */
 export interface RedisConnectionOptions {
   /** `redis://host:port/db`; or pass a `client` to share one. */
   url?: string | undefined
+  /**
+   * Seed nodes of a Redis Cluster (`host:port`, or `{ host, port }`; any few, the rest are found), in place of
+   * `url`: every record's keys share a hash tag, so each operation runs on one slot.
+   */
+  cluster?: readonly (string | { host: string; port: number })[] | undefined
   /** A connection to share (closing the store leaves it open, and its errors to whoever made it). */
-  client?: Redis | undefined
+  client?: RedisClient | undefined
   /** Prepended to every key, so several servers can share one Redis (default `mcp-edge:`). */
   prefix?: string | undefined
   /**
@@ -32,7 +40,7 @@ const OWN: RedisOptions = { enableOfflineQueue: false, autoResendUnfulfilledComm
 
 /** A store's connection, whose commands go through `command`. */
 export interface Connection {
-  redis: Redis
+  redis: RedisClient
   prefix: string
   /**
    * `send`'s reply, or a rejection naming `what` once `commandTimeoutMs` passed: an own connection that is not
@@ -45,8 +53,7 @@ export interface Connection {
 /** A store's connection: its own (closed with the store) or the one it was given (left open). `subject` names the store in messages. */
 export function connection(options: RedisConnectionOptions, subject: string): Connection {
   const owned = !options.client
-  // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
-  const redis = options.client ?? (options.url ? new Redis(options.url, OWN as never) : new Redis(OWN as never))
+  const redis = options.client ?? ownClient(options)
   const timeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS
   const where = redisAddress(redis)
   const outages = owned ? reportOutages(redis, options.onError ?? logOutage(subject)) : undefined
@@ -98,4 +105,24 @@ export function connection(options: RedisConnectionOptions, subject: string): Co
       else redis.disconnect()
     },
   }
+}
+
+/** A connection of the store's own: to the cluster its seeds name, else to `url` (default localhost). */
+export function ownClient(options: Pick<RedisConnectionOptions, 'url' | 'cluster'>, extra: RedisOptions = {}): RedisClient {
+  const own = { ...OWN, ...extra }
+  if (options.cluster) {
+    const seeds = options.cluster.map((node) => (typeof node === 'string' ? seed(node) : node))
+    // No offline queue here either, for the cluster's own commands and each node's.
+    return new Cluster(seeds, { enableOfflineQueue: false, redisOptions: own as never })
+  }
+  // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
+  return options.url ? new Redis(options.url, own as never) : new Redis(own as never)
+}
+
+/** `host:port` (IPv6 in brackets) as a cluster seed. */
+function seed(node: string): { host: string; port: number } {
+  const at = node.lastIndexOf(':')
+  const port = Number(node.slice(at + 1))
+  if (at < 0 || !Number.isInteger(port)) throw new Error(`a Redis Cluster node is host:port, not ${JSON.stringify(node)}`)
+  return { host: node.slice(0, at).replace(/^\[|\]$/g, ''), port }
 }

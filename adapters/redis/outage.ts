@@ -1,10 +1,12 @@
-import type { Redis } from 'ioredis'
+import { Cluster, type Redis } from 'ioredis'
 
 /**
  * Where a connection goes, for messages: from what ioredis parsed (so a URL, a client or the defaults all
  * read alike), with the password, if any, as `***`. Never the URL as given, which may carry it in a query.
  */
-export function redisAddress(redis: Redis): string {
+export function redisAddress(redis: Redis | Cluster): string {
+  // The seeds it was given (ioredis keeps them, undeclared): its nodes are not known before it connects.
+  if (redis instanceof Cluster) return `the Redis Cluster of ${(redis as unknown as { startupNodes: { host: string; port: number }[] }).startupNodes.map((n) => `${n.host}:${n.port}`).join(', ')}`
   const { host, port, path, db, username, password, tls } = redis.options
   const user = username || password ? `${username ?? ''}${password ? ':***' : ''}@` : ''
   if (path) return `${user}unix:${path}`
@@ -52,7 +54,7 @@ export class Outages {
 }
 
 /** Reports a connection's failures once per outage; its user reports what the connection cannot see (a stall). */
-export function reportOutages(redis: Redis, onError: (error: unknown) => void): Outages {
+export function reportOutages(redis: Redis | Cluster, onError: (error: unknown) => void): Outages {
   const outages = new Outages(redisAddress(redis), onError)
   redis.on('ready', () => outages.up())
   redis.on('error', outages.failed)
