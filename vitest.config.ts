@@ -16,7 +16,7 @@ const NOT_MUTATING = ['test/conformance/**', 'test/wrangler-dev/**', 'test/packa
 // `npm run test:node24` (the second Node of .ci/run) runs only the tests whose server runs in this process,
 // plus the conformance suite; the process-spawning rest runs once, on Node 22.
 const OTHER_PROCESS = [
-  'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
+  'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/cluster-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined

@@ -1,12 +1,18 @@
-import { Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { parseEvent } from '../../src/core.js'
 import { memoryBackplane, RESYNC, type Backplane, type ChangeEvent, type Listener, type LocalFanout, type Subscription } from '../../src/index.js'
+import { ownClient, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { logOutage, Outages, redisAddress } from './outage.js'
 import { deadlinePublisher } from './publish.js'
 
 export interface RedisBackplaneOptions {
   /** `redis://host:port/db`; or pass a `client` to share one. */
   url?: string | undefined
+  /**
+   * Seed nodes of a Redis Cluster, in place of `url`: changes go out by sharded pub/sub (SPUBLISH, Redis 7),
+   * each topic's channel on the node of its slot, and this process subscribes on each node it needs.
+   */
+  cluster?: RedisConnectionOptions['cluster']
   /** A connection to publish on; the subscriber connection is duplicated from it. */
   client?: Redis | undefined
   /** Prepended to every channel, so several servers can share one Redis (default `mcp-edge:`). */
@@ -40,6 +46,9 @@ export interface RedisBackplane extends Backplane {
   readonly channels: number
   close(): Promise<void>
 }
+
+/** How long a cluster's subscribers stay ready before the streams that lost messages resync. */
+const SETTLE_MS = 500
 
 /** Reconnect quickly at first, then every 2 s at most, with jitter so instances do not reconnect in step. */
 const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (0.75 + Math.random() / 2)
@@ -78,7 +87,9 @@ class RedisFanout implements RedisBackplane {
   readonly #publishTimeoutMs: number
   /** The options of every connection; a connection reset after a stall is destroyed at once (a stopped Redis never finishes a polite close). */
   readonly #base: RedisOptions
-  readonly #publisher: Redis
+  readonly #publisher: RedisClient
+  /** The seeds of the Redis Cluster it publishes to, if it does. */
+  readonly #cluster: RedisConnectionOptions['cluster']
   /** Whether the publisher is this backplane's own, to close with it (else the caller's). */
   readonly #owned: boolean
   readonly #sender: ReturnType<typeof deadlinePublisher>
@@ -91,7 +102,7 @@ class RedisFanout implements RedisBackplane {
   /** The SUBSCRIBE in flight or done for each topic: later subscribers wait for it too. */
   readonly #ready = new Map<string, Promise<unknown>>()
   readonly #beats: (() => void)[] = []
-  #subscriber: Redis | undefined
+  #subscriber: RedisClient | undefined
   /** The subscriber lost its connection: on its return every listener gets a resync. */
   #lost = false
   /** Resolved while publishes can go out: the publisher is ready, its clock read, and not stalled. */
@@ -104,11 +115,10 @@ class RedisFanout implements RedisBackplane {
     this.#publishTimeoutMs = options.publishTimeoutMs ?? 1000
     this.#base = { retryStrategy, disconnectTimeout: 100, ...options.redis }
     this.#owned = !options.client
+    this.#cluster = options.cluster
     // A publish goes out now or never: nothing waits in an offline queue, nothing is resent after a reconnect.
-    const own: RedisOptions = { ...this.#base, enableOfflineQueue: false, autoResendUnfulfilledCommands: false }
-    // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
-    const publisher = this.#publisher = options.client ?? (options.url ? new Redis(options.url, own as never) : new Redis(own as never))
-    this.#sender = deadlinePublisher(publisher)
+    const publisher = this.#publisher = options.client ?? ownClient(options, this.#base)
+    this.#sender = deadlinePublisher(publisher, publisher instanceof Cluster)
     this.#outages = new Outages(redisAddress(publisher), options.onError ?? logOutage('Redis backplane'))
     this.#subscriberFailed = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
     this.#local = memoryBackplane({ onError: this.#subscriberFailed })
@@ -188,33 +198,71 @@ class RedisFanout implements RedisBackplane {
     if (this.#owned) this.#publisher.disconnect()
   }
 
-  /** The subscriber connection, made on the first subscription; one per process multiplexes every topic. */
-  #connect(): Redis {
-    if (this.#subscriber) return this.#subscriber
-    // Subscriptions wait out an outage, however long; autoResubscribe restores them on reconnect.
-    const s = this.#publisher.duplicate({
-      ...this.#base, commandTimeout: undefined, maxRetriesPerRequest: null, autoResubscribe: true, enableOfflineQueue: true,
-    })
-    s.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+  /**
+   * The subscriber connection, made on the first subscription; one per process multiplexes every topic (on a
+   * cluster, one per node that serves a subscribed channel's slot).
+   */
+  #connect(): { subscribe(channel: string): Promise<unknown> } {
+    if (this.#subscriber) return this.#subscription(this.#subscriber)
+    const s = this.#cluster ? this.#shardSubscriber(this.#cluster) : this.#plainSubscriber(this.#publisher as Redis)
+    const deliver = (channel: Buffer, message: Buffer) => {
       const event = parseEvent(message.toString('utf8'))
       // An event is delivered only on its own channel: a message that names another topic is foreign.
       if (event && this.#prefix + event.topic === channel.toString('utf8')) this.#local.deliver(event)
+    }
+    s.on(this.#cluster ? 'smessageBuffer' : 'messageBuffer', deliver)
+    return this.#subscription(this.#subscriber = s)
+  }
+
+  #subscription(s: RedisClient): { subscribe(channel: string): Promise<unknown> } {
+    return { subscribe: (channel) => (this.#cluster ? s.ssubscribe(channel) : s.subscribe(channel)) }
+  }
+
+  /** Subscriptions wait out an outage, however long; autoResubscribe restores them on reconnect. */
+  #plainSubscriber(publisher: Redis): Redis {
+    const s = publisher.duplicate({
+      ...this.#base, commandTimeout: undefined, maxRetriesPerRequest: null, autoResubscribe: true, enableOfflineQueue: true,
     })
     s.on('error', this.#outages.failed)
     s.on('close', () => {
       this.#lost = true
     })
-    s.on('ready', () => {
-      this.#outages.up()
-      if (!this.#lost) return
-      this.#lost = false
-      this.#local.resync()
-    })
+    s.on('ready', () => this.#back())
     this.#beats.push(heartbeat(s, this.#heartbeatMs, () => s.ping(), () => {
       this.#outages.report(new Error(`Redis did not answer a PING within ${this.#heartbeatMs} ms: reconnecting`))
       s.disconnect(true)
     }))
-    return (this.#subscriber = s)
+    return s
+  }
+
+  /**
+   * ioredis subscribes again wherever the slots now live after each change of the cluster (a master died, a
+   * slot moved) and says so (subscribersReady); what was published meanwhile is lost: every local
+   * subscriber resyncs then. Until a replica takes over, it retries the dead node over and over, ready again
+   * each time: one resync once that has settled, not one per attempt. The first readiness is the start.
+   */
+  #shardSubscriber(seeds: NonNullable<RedisConnectionOptions['cluster']>): Cluster {
+    const s = ownClient({ cluster: seeds }, { ...this.#base, maxRetriesPerRequest: null, enableOfflineQueue: true }, { shardedSubscribers: true }) as Cluster
+    s.on('error', this.#outages.failed)
+    s.on('nodeError', this.#outages.failed)
+    let started = false
+    let settling: ReturnType<typeof setTimeout> | undefined
+    s.on('subscribersReady', () => {
+      this.#lost ||= started
+      started = true
+      clearTimeout(settling)
+      settling = setTimeout(() => this.#back(), SETTLE_MS)
+    })
+    this.#beats.push(() => clearTimeout(settling))
+    return s
+  }
+
+  /** The subscriptions are live again: after a loss, every local subscriber refetches. */
+  #back(): void {
+    this.#outages.up()
+    if (!this.#lost) return
+    this.#lost = false
+    this.#local.resync()
   }
 
   /** One subscriber fewer on each topic; a topic's last leaves its channel. */
@@ -228,7 +276,12 @@ class RedisFanout implements RedisBackplane {
       }
       return n === 0
     })
-    if (removed.length > 0 && this.#subscriber) await this.#subscriber.unsubscribe(...removed.map((t) => this.#prefix + t)).catch(() => {
+    const channels = removed.map((t) => this.#prefix + t)
+    const subscriber = this.#subscriber
+    if (channels.length === 0 || !subscriber) return
+    // Sharded channels leave one slot at a time.
+    const left = this.#cluster ? Promise.all(channels.map((c) => subscriber.sunsubscribe(c))) : subscriber.unsubscribe(...channels)
+    await left.catch(() => {
       // Fails only while disconnected, an outage already reported; the channel is dropped on reconnect.
     })
   }
@@ -276,7 +329,7 @@ function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
  * `stalled`. The verdict waits one turn of the event loop, so that an answer already received is read
  * first even when the loop was blocked or the process frozen (Lambda between invocations).
  */
-function heartbeat(connection: Redis, everyMs: number, probe: () => Promise<unknown>, stalled: () => void): () => void {
+function heartbeat(connection: RedisClient, everyMs: number, probe: () => Promise<unknown>, stalled: () => void): () => void {
   let probes = 0
   /** The probe being waited for, 0 when none: probes never overlap. */
   let awaited = 0

@@ -1,4 +1,4 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { logOutage, redisAddress, reportOutages } from './outage.js'
 
 /** A connection to one Redis, or to a Redis Cluster. */
@@ -108,12 +108,12 @@ export function connection(options: RedisConnectionOptions, subject: string): Co
 }
 
 /** A connection of the store's own: to the cluster its seeds name, else to `url` (default localhost). */
-export function ownClient(options: Pick<RedisConnectionOptions, 'url' | 'cluster'>, extra: RedisOptions = {}): RedisClient {
+export function ownClient(options: Pick<RedisConnectionOptions, 'url' | 'cluster'>, extra: RedisOptions = {}, clusterOptions: ClusterOptions = {}): RedisClient {
   const own = { ...OWN, ...extra }
   if (options.cluster) {
     const seeds = options.cluster.map((node) => (typeof node === 'string' ? seed(node) : node))
-    // No offline queue here either, for the cluster's own commands and each node's.
-    return new Cluster(seeds, { enableOfflineQueue: false, redisOptions: own as never })
+    // The cluster's own queue follows its nodes': none for commands, one for a subscriber's.
+    return new Cluster(seeds, { enableOfflineQueue: own.enableOfflineQueue ?? false, ...clusterOptions, redisOptions: own as never })
   }
   // ioredis's constructor types refuse its own RedisOptions under exactOptionalPropertyTypes (replyMapping).
   return options.url ? new Redis(options.url, own as never) : new Redis(own as never)

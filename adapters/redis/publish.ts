@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 
 /**
  * PUBLISH, unless Redis's own clock is past the deadline the publisher set. A publish that waited in a
  * stalled Redis's socket (SIGSTOP, a long fork, a paused VM) is thus refused when Redis wakes up, instead of
  * reaching subscribers long after the caller was told it failed.
  */
-const SCRIPT = `local t = redis.call('TIME')
+const CHECK = `local t = redis.call('TIME')
 if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[3]) then return -1 end
-return redis.call('PUBLISH', ARGV[1], ARGV[2])`
-const SHA = createHash('sha1').update(SCRIPT).digest('hex')
+`
+/** ARGV: channel, message, deadline. */
+const CLASSIC = `${CHECK}return redis.call('PUBLISH', ARGV[1], ARGV[2])`
+/** On a Redis Cluster: SPUBLISH, the channel named as the key too, so the script runs on the node of its slot. */
+const SHARDED = `${CHECK}return redis.call('SPUBLISH', KEYS[1], ARGV[2])`
+const sha = (script: string) => createHash('sha1').update(script).digest('hex')
 
 /**
  * How long the caller waits beyond the deadline before calling the publish failed: the reply of a publish
@@ -27,16 +31,21 @@ export interface DeadlinePublisher {
   sync(): Promise<void>
 }
 
-export function deadlinePublisher(redis: Redis): DeadlinePublisher {
+/** `sharded`: a Redis Cluster's sharded pub/sub (SPUBLISH), each channel published on the node of its slot. */
+export function deadlinePublisher(redis: Redis | Cluster, sharded = false): DeadlinePublisher {
   /** Redis's clock minus ours, in ms; undefined until the first sync. */
   let offset: number | undefined
-  const run = async (args: (string | number)[]) => {
+  const script = sharded ? SHARDED : CLASSIC
+  const hash = sha(script)
+  const run = async (args: [string, string, number]) => {
+    // Sharded, the channel is the script's key as well: the cluster routes the script to its slot.
+    const send = (how: 'evalsha' | 'eval', first: string) => (sharded ? redis[how](first, 1, args[0], ...args) : redis[how](first, 0, ...args))
     try {
-      return await redis.evalsha(SHA, 0, ...args)
+      return await send('evalsha', hash)
     } catch (e) {
       // The script cache is empty after a restart or SCRIPT FLUSH: EVAL loads it again.
       if (!String(e).includes('NOSCRIPT')) throw e
-      return redis.eval(SCRIPT, 0, ...args)
+      return send('eval', script)
     }
   }
   return {

@@ -1,7 +1,7 @@
 /**
  * The everything server as an AWS Lambda function with a streaming function URL (template.yaml's
  * function: `sam build` bundles it, `sam deploy` deploys it; `npm run start:lambda` builds it the same way
- * and runs it locally under the real runtime client). With REDIS_URL set, listen streams hear changes made
+ * and runs it locally under the real runtime client). With REDIS_URL (or REDIS_CLUSTER_NODES) set, listen streams hear changes made
  * by any instance, input requests complete on whichever instance a retry reaches (MCP_REQUEST_STATE_SECRET,
  * shared by all, signs them), and tasks live in Redis: a task runs on in the invocation that made it, after
  * its response, within the function's timeout, and any instance reads, answers or cancels it.
@@ -11,9 +11,10 @@ import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
 import { resumable, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
+import { redisFromEnv } from './redis.js'
 import { createEverythingServer } from './server.js'
 
-const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
+const redis = redisFromEnv(process.env)
 
 export const handler = createLambdaHandler(createEverythingServer(), {
   backplane: redis && redisBackplane(redis),

@@ -1,6 +1,6 @@
 /**
  * `npm start`: the everything server on Node at http://127.0.0.1:3000/mcp (PORT and HOST override).
- * With REDIS_URL set, listen streams fan out across every process sharing that Redis, and tasks live in it,
+ * With REDIS_URL (or REDIS_CLUSTER_NODES, seed nodes of a Redis Cluster) set, listen streams fan out across every process sharing that Redis, and tasks live in it,
  * so any process can read, answer or cancel a task another one created (REDIS_PREFIX keeps servers sharing
  * one Redis apart). MCP_TASK_LEASE_MS sets how long a task runner's lease lasts unless renewed (default
  * 30 s): a task whose process dies fails that long after, when it is next read. MCP_AUTH_ISSUER turns on
@@ -11,9 +11,10 @@ import { serve } from '../../adapters/node/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
 import { resumable, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
+import { redisFromEnv } from './redis.js'
 import { createEverythingServer } from './server.js'
 
-const redis = process.env.REDIS_URL ? { url: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX } : undefined
+const redis = redisFromEnv(process.env)
 const backplane = redis ? redisBackplane(redis) : undefined
 const store = redis ? redisTaskStore(redis) : undefined
 // Without MCP_REQUEST_STATE_SECRET, processes sharing a Redis share a secret kept in it.
