@@ -1,7 +1,7 @@
 /**
  * Listen fan-out: N listen streams on one Node server process, then publishes; reports memory per stream
  * and publish-to-delivery delay over all deliveries, for the in-memory and the Redis backplane.
- *   npm run build && node --import tsx bench/listen-fanout.ts [--streams 10000] [--rounds 20] [--backplane memory,redis]
+ *   npm run build && node --import tsx bench/listen-fanout.ts [--streams 10000] [--rounds 20] [--backplane memory,redis,redis-cluster]
  *     [--clients N] [--addresses N] [--snapshot DIR] [--floor]
  * The load comes from `--clients` processes (default one per 15,000 streams: a process holds one descriptor
  * per socket), from `--addresses` loopback source addresses (default one per 5,000 streams: one address has
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
 import type { OpenOrder, RoundOrder } from './fanout-client.js'
 import { fdShortfall, startChild } from './fanout-processes.js'
+import { ownRedisCluster } from '../test/helpers/redis-cluster.js'
 
 const { values } = parseArgs({
   options: {
@@ -61,7 +62,10 @@ async function run(kind: string, index: number) {
   // Each run its own source addresses from 127.0.0.10 on: the last run's ports stay in TIME_WAIT for a
   // minute, and other programs' connections hold ports of 127.0.0.1.
   const addresses = Array.from({ length: ADDRESS_COUNT }, (_, i) => `127.0.0.${10 + index * ADDRESS_COUNT + i}`)
-  const server = startChild(kind === 'floor' ? './servers/fanout-floor.mjs' : './servers/fanout.mjs', STREAMS, { ...process.env, BACKPLANE: kind })
+  // A Redis Cluster of the run's own (three masters, a replica each, on loopback): the sharded pub/sub path.
+  const cluster = kind === 'redis-cluster' ? await ownRedisCluster() : undefined
+  const env = { ...process.env, BACKPLANE: kind, ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}) }
+  const server = startChild(kind === 'floor' ? './servers/fanout-floor.mjs' : './servers/fanout.mjs', STREAMS, env)
   const { url } = (await new Promise<Reply>((resolve) => server.once('message', resolve))) as unknown as { url: string }
   const shares = Array.from({ length: CLIENTS }, (_, c) => Math.floor(STREAMS / CLIENTS) + (c < STREAMS % CLIENTS ? 1 : 0))
   const clients = shares.map((share) => startChild('./fanout-client.ts', share))
@@ -95,6 +99,7 @@ async function run(kind: string, index: number) {
   const exited = new Promise((resolve) => server.once('exit', resolve))
   server.send({ type: 'stop' })
   await exited
+  await cluster?.stop()
 
   delays.sort((a, b) => a - b)
   lastPerRound.sort((a, b) => a - b)
@@ -117,7 +122,8 @@ for (const [index, kind] of kinds.entries()) {
 }
 
 const n = STREAMS.toLocaleString('en')
-writeSection('listen-fanout', `
+// The cluster comparison keeps its own section beside the one Redis and memory figures.
+writeSection(kinds.includes('redis-cluster') ? 'listen-fanout-cluster' : 'listen-fanout', `
 ## Listen fan-out (${n} streams on one Node process)
 
 \`node --import tsx bench/listen-fanout.ts --streams ${STREAMS} --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.

@@ -5,7 +5,9 @@ import { redisBackplane } from 'mcp-edge/redis'
 import { drive } from './fanout-ipc.mjs'
 
 const kind = process.env.BACKPLANE ?? 'memory'
-const backplane = kind === 'redis' ? redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `bench-${process.pid}:` }) : undefined
+const prefix = `bench-${process.pid}:`
+const backplane = kind === 'redis' ? redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix })
+  : kind === 'redis-cluster' ? redisBackplane({ cluster: process.env.REDIS_CLUSTER_NODES.split(','), prefix }) : undefined
 const server = new McpServer({ name: 'fanout-bench', version: '1.0.0' }).tool('noop', { description: 'does nothing' }, () => '')
 // Keep-alives far apart, so that they do not show up in the delivery figures.
 // Every stream comes from this machine, a few clients by address: the limits of streams per client, of
