@@ -9,7 +9,7 @@ import { namedList } from '../exchange/listen.js'
 import { callTool, checkArguments, invokeTool, listTools as coreListTools, type ToolCall } from '../exchange/methods/tools.js'
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
-import { answer, detailedTask, finish, newTask, TASK_ID, taskFields, workLimits, type TaskSettings, type WorkLimitOptions } from './records.js'
+import { answer, detailedTask, finish, newTask, positive, TASK_ID, taskFields, workLimits, type TaskSettings, type WorkLimitOptions } from './records.js'
 import { durableWork, startTask, type Work } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
 import { declared, runsAsTask } from './decide.js'
@@ -30,12 +30,6 @@ export interface TaskOptions extends WorkLimitOptions {
    * whose runner is lost (its process ended) fails when its lease runs out.
    */
   leaseMs?: number | undefined
-}
-
-const positive = (value: number | undefined, fallback: number, name: string): number => {
-  const v = value ?? fallback
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`tasks.${name} must be a positive integer (ms)`)
-  return v
 }
 
 const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS]: {} } }
@@ -74,9 +68,9 @@ export function tasks(options: TaskOptions = {}): ExtensionPlan {
 }
 
 const taskSettings = (options: TaskOptions): TaskSettings => ({
-  ttlMs: positive(options.ttlMs, 3_600_000, 'ttlMs'),
-  pollIntervalMs: positive(options.pollIntervalMs, 1000, 'pollIntervalMs'),
-  leaseMs: positive(options.leaseMs, 30_000, 'leaseMs'),
+  ttlMs: positive(options.ttlMs, 3_600_000, 'tasks.ttlMs', ' (ms)'),
+  pollIntervalMs: positive(options.pollIntervalMs, 1000, 'tasks.pollIntervalMs', ' (ms)'),
+  leaseMs: positive(options.leaseMs, 30_000, 'tasks.leaseMs', ' (ms)'),
   limits: workLimits(options, 'tasks'),
 })
 

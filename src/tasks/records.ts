@@ -47,17 +47,19 @@ export interface WorkLimitOptions {
   maxRecordBytes?: number | undefined
 }
 
+/** An option that must be a positive integer, or its default; `name` names it in the error (and its unit). */
+export function positive(value: number | undefined, fallback: number, name: string, unit = ''): number {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer${unit}`)
+  return v
+}
+
 /** The limits `options` name, with their defaults; `name` prefixes what an invalid one is called. */
 export function workLimits(options: WorkLimitOptions, name: string): WorkLimits {
-  const positive = (value: number | undefined, fallback: number, key: string) => {
-    const v = value ?? fallback
-    if (!Number.isInteger(v) || v <= 0) throw new Error(`${name}.${key} must be a positive integer`)
-    return v
-  }
   return {
-    perClient: positive(options.maxPerClient, 100, 'maxPerClient'),
-    total: positive(options.maxRecords, 10_000, 'maxRecords'),
-    recordBytes: positive(options.maxRecordBytes, 1024 * 1024, 'maxRecordBytes'),
+    perClient: positive(options.maxPerClient, 100, `${name}.maxPerClient`),
+    total: positive(options.maxRecords, 10_000, `${name}.maxRecords`),
+    recordBytes: positive(options.maxRecordBytes, 1024 * 1024, `${name}.maxRecordBytes`),
   }
 }
 
