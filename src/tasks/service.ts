@@ -47,6 +47,8 @@ export interface DurableWork {
 export const taskTopic = (id: string): string => `task:${id}`
 
 const MAX_CONFLICTS = 50
+/** What a transition may add data to; every other field it copies or replaces with a few bytes. */
+const GROWING = ['work', 'answers', 'memo', 'inputRequests', 'result', 'error', 'log'] as const
 /** When a client over its share, or anyone at a full store, may try again: records end within their TTL. */
 const FULL_RETRY_SEC = 30
 
@@ -79,7 +81,8 @@ export async function change(
     const next = transition(current)
     if (!next) return { task: current, changed: false }
     const written = { ...next, version: current.version + 1 }
-    checkSize(written, service.settings, 'The task would be')
+    // Only a write that brings data can pass the bound: a renewal or a status change is not measured.
+    if (GROWING.some((field) => written[field] !== current[field])) checkSize(written, service.settings, 'The task would be')
     if (!(await service.store.put(written))) continue
     if (written.status !== current.status || written.inputRequests !== current.inputRequests) await announce(runtime, written)
     return { task: written, changed: true }
