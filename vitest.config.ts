@@ -48,7 +48,11 @@ export default defineConfig({
         plugins: [cloudflareTest({
           wrangler: { configPath: './wrangler.toml' },
           // OAUTH_KV: where workers-oauth-provider keeps clients, grants and tokens (test/workers/oauth-provider.test.ts).
-          miniflare: { bindings: { MCP_REQUEST_STATE_SECRET: 'workers-test-secret-0123456789abcdef' }, kvNamespaces: ['OAUTH_KV'] },
+          // MCP_HUB_RELAYS from the environment runs every listen test through a tree of relay hubs.
+          miniflare: {
+            bindings: { MCP_REQUEST_STATE_SECRET: 'workers-test-secret-0123456789abcdef', ...(process.env.MCP_HUB_RELAYS ? { MCP_HUB_RELAYS: process.env.MCP_HUB_RELAYS } : {}) },
+            kvNamespaces: ['OAUTH_KV'],
+          },
         })],
         test: {
           name: 'workers',

@@ -1,15 +1,15 @@
 /**
- * Fan-out through McpHub under `wrangler dev`: N listen streams on the tools list (one topic, so one hub
- * serves them all), then a tool call from another connection changes the list; reports publish-to-delivery
- * delay over every stream, for growing N.
- *   node --import tsx bench/workers-fanout.ts [--streams 100,500,1000,2000,4000] [--rounds 10]
+ * Fan-out through McpHub under `wrangler dev`: N listen streams on the tools list (one topic, so one shard),
+ * then a tool call from another connection changes the list; reports publish-to-delivery delay over every
+ * stream, for growing N, with the streams on the shard's hub itself (relays 0) and spread over relay hubs.
+ *   node --import tsx bench/workers-fanout.ts [--streams 100,500,1000,2000,4000] [--rounds 10] [--relays 0,4]
  */
 import { Agent, request, type ClientRequest } from 'node:http'
 import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
 import { startWranglerDev } from '../scripts/wrangler-dev.js'
 
-const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000,4000' }, rounds: { type: 'string', default: '10' } } })
+const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000,4000' }, rounds: { type: 'string', default: '10' }, relays: { type: 'string', default: '0,4' } } })
 const ROUNDS = Number(values.rounds)
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
 const now = () => performance.timeOrigin + performance.now()
@@ -74,30 +74,36 @@ async function run(url: URL, streams: number) {
   return { streams, openMs, lost, p50: percentile(delays, 50), p99: percentile(delays, 99), slowestMedian: percentile(slowest, 50) }
 }
 
-// Every stream comes from loopback, one client by address: lift the per-client limit of listen streams.
-const dev = await startWranglerDev(['--var', 'MCP_LISTEN_MAX_PER_CLIENT:100000'])
 const results = []
-try {
-  for (const n of values.streams!.split(',').map(Number)) {
-    const r = await run(new URL(dev.url), n)
-    console.log(`${n} streams: opened in ${r.openMs} ms; delay p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, slowest stream (median round) ${fmt(r.slowestMedian)} ms; lost ${r.lost}`)
-    results.push(r)
+for (const relays of values.relays!.split(',').map(Number)) {
+  // Every stream comes from loopback, one client by address: lift the per-client limit of listen streams.
+  const dev = await startWranglerDev(['--var', 'MCP_LISTEN_MAX_PER_CLIENT:100000', '--var', `MCP_HUB_RELAYS:${relays}`])
+  try {
+    for (const n of values.streams!.split(',').map(Number)) {
+      const r = { relays, ...await run(new URL(dev.url), n) }
+      console.log(`${relays} relays, ${n} streams: opened in ${r.openMs} ms; delay p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, slowest stream (median round) ${fmt(r.slowestMedian)} ms; lost ${r.lost}`)
+      results.push(r)
+    }
+  } finally {
+    await dev.stop()
   }
-} finally {
-  await dev.stop()
 }
 
 writeSection('workers-fanout', `
 ## Listen fan-out through a hub Durable Object (wrangler dev)
 
-\`node --import tsx bench/workers-fanout.ts --streams ${values.streams} --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()},
+\`node --import tsx bench/workers-fanout.ts --streams ${values.streams} --rounds ${ROUNDS} --relays ${values.relays}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()},
 wrangler 4.86.0 (\`scripts/dev.sh\`: workerd behind wrangler's local proxy). N listen streams subscribe to the tools
-list, one topic, so a single McpHub holds all N WebSockets; each round, a \`tools/call\` on another connection changes
-the list. Delay = arrival on a stream minus the moment the tool call was sent, over every stream and ${ROUNDS} rounds.
+list, one topic, so one shard: with 0 relays its McpHub holds all N WebSockets; with R relays (\`MCP_HUB_RELAYS\`)
+each stream's socket is on one of R relay hubs, picked at random, and the shard's hub calls each relay once per
+publish. Each round, a \`tools/call\` on another connection changes the list. Delay = arrival on a stream minus the
+moment the tool call was sent, over every stream and ${ROUNDS} rounds. Per publish, whatever N: Durable Object
+requests = 1 (the Worker to the shard's hub) + the relays that hold streams (the hub to each); WebSocket messages
+= N (one per stream's socket, sent by the object that holds it; hub-tree.ts).
 
-| streams on one hub | open all | delay p50 | delay p99 | slowest stream, median round | lost |
-|---|---|---|---|---|---|
-${results.map((r) => `| ${r.streams} | ${(r.openMs / 1000).toFixed(1)} s | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.slowestMedian)} ms | ${r.lost} |`).join('\n')}
+| relays | streams | open all | delay p50 | delay p99 | slowest stream, median round | lost | DO requests / publish | most sockets on one object |
+|---|---|---|---|---|---|---|---|---|
+${results.map((r) => `| ${r.relays} | ${r.streams} | ${(r.openMs / 1000).toFixed(1)} s | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.slowestMedian)} ms | ${r.lost} | ${1 + Math.min(r.relays, r.streams)} | ${r.relays === 0 ? r.streams : `~${Math.ceil(r.streams / r.relays)}`} |`).join('\n')}
 
 Locally every Worker request and the hub share one workerd process and the machine's 2 cores with the load
 generator, so the figures bound what one hub does under load; on Cloudflare each Worker invocation runs apart.

@@ -10,7 +10,7 @@ export { answerStatus } from './http/status.js'
 export type { DirectSse, SseSink } from './http/sse.js'
 // For backplanes: events off a wire, topics spread over shards.
 export { fnv1a, parseEvent, shardOf } from './state/backplane.js'
-export { invalidParams, internalError } from './protocol/errors.js'
+export { invalidParams, internalError, Overloaded } from './protocol/errors.js'
 export {
   classify, errorResponse, isObject, notification, readId, resultResponse,
   type Incoming, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest,

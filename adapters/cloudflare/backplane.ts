@@ -1,6 +1,10 @@
-import { fnv1a, parseEvent, shardOf } from '../../src/core.js'
+import { fnv1a, Overloaded, parseEvent, shardOf } from '../../src/core.js'
 import { RESYNC, type Backplane, type Listener, type Subscription } from '../../src/index.js'
 import type { McpHub } from './hub.js'
+import { RESYNC_FRAME, TREE_HEADER } from './hub-tree.js'
+
+/** A full tree's Retry-After: streams end and make room all the time. */
+const FULL_RETRY_SEC = 30
 
 /** Cloudflare allows at most 10 tags per hibernatable WebSocket. */
 export const MAX_TAGS = 10
@@ -12,6 +16,10 @@ export const MAX_TAGS = 10
 export const ALL_TOPICS = '*'
 /** The header of the WebSocket upgrade that names a socket's tags. */
 export const TOPICS_HEADER = 'x-mcp-topics'
+/** The header of the WebSocket upgrade that says how many sockets the hub may hold in all. */
+export const MAX_SOCKETS_HEADER = 'x-mcp-max-sockets'
+/** Cloudflare accepts at most 32,768 hibernatable WebSockets per Durable Object; this leaves a margin. */
+export const SOCKET_LIMIT = 32_000
 
 export interface HubBackplaneOptions {
   /** The McpHub namespace; a function so that it can be looked up once bindings exist. */
@@ -22,6 +30,17 @@ export interface HubBackplaneOptions {
   name?: string | undefined
   /** Told when a hub connection is lost (once per loss; it is re-opened with backoff). Default: stderr. */
   onError?: ((error: unknown) => void) | undefined
+  /**
+   * Relay hubs per shard (default 0: listen streams connect to the shard's hub itself). With N relays, each
+   * stream connects to one of them, picked at random, and the shard's hub passes every publish on to the
+   * relays that hold streams, one call each: a topic then takes N times `maxSocketsPerHub` streams, for one
+   * hop more. About one relay per 20,000 streams of the busiest topic (README, Deploy to Cloudflare).
+   */
+  relays?: number | undefined
+  /** Sockets a hub or relay holds at most (default 25,000, at most 32,000); past it, a stream tries another relay. */
+  maxSocketsPerHub?: number | undefined
+  /** The name under which the namespace is bound (default `MCP_HUB`): a relay reaches its root through it. */
+  binding?: string | undefined
 }
 
 /** A socket tag for a topic: the topic itself, or a hash when it is longer than a tag may be. */
@@ -60,10 +79,16 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
   const shards = options.shards ?? 4
   const name = options.name ?? 'mcp-hub-'
   const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: a hub connection was lost:', e))
-  const hub = (shard: number) => {
-    const ns = options.namespace()
-    return ns.get(ns.idFromName(`${name}${shard}`))
+  const relays = whole(options.relays ?? 0, 0, 1000, 'relays')
+  const door: Door = {
+    max: String(whole(options.maxSocketsPerHub ?? 25_000, 1, SOCKET_LIMIT, 'maxSocketsPerHub')),
+    binding: options.binding ?? 'MCP_HUB',
+    stub: (object) => {
+      const ns = options.namespace()
+      return ns.get(ns.idFromName(object))
+    },
   }
+  const hub = (shard: number) => door.stub(`${name}${shard}`)
   return {
     kind: 'durable-objects',
     async publish(event) {
@@ -82,7 +107,9 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
       try {
         for (const [shard, tags] of groups) {
           const wide = tags.length > MAX_TAGS || tags.includes(ALL_TOPICS)
-          links.push(await link(() => hub(shard), wide ? [ALL_TOPICS] : tags, listener, onError))
+          const root = `${name}${shard}`
+          const doors = relays === 0 ? [{ object: root }] : Array.from({ length: relays }, (_, i) => ({ object: `${root}.${i}`, root }))
+          links.push(await link(door, doors, wide ? [ALL_TOPICS] : tags, listener, onError))
         }
       } catch (e) {
         for (const l of links) l.close()
@@ -97,25 +124,58 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
   }
 }
 
+function whole(value: number, min: number, max: number, what: string): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`hubBackplane: ${what} must be a whole number from ${min} to ${max}`)
+  return value
+}
+
+/** How a stream reaches hubs: the objects by name, and what every upgrade says. */
+interface Door {
+  readonly max: string
+  readonly binding: string
+  stub(object: string): DurableObjectStub<McpHub>
+}
+
+/** An object a stream may connect to: a shard's hub, or one of its relays (then with the root it relays). */
+interface HubDoor { readonly object: string; readonly root?: string }
+
 interface HubLink { close(): void }
 
 /**
- * One WebSocket to a hub, re-opened with backoff if the hub drops it (a deploy, a restart). After a
- * reconnect the listener gets a resync: what was published while the socket was down is gone.
+ * A socket on one of `doors`, from a random one on, past those that are full (503); a full tree refuses the
+ * listen as the server's limit (503, Retry-After).
  */
-async function link(stub: () => DurableObjectStub<McpHub>, tags: string[], listener: Listener, onError: (error: unknown) => void): Promise<HubLink> {
+async function open(door: Door, doors: HubDoor[], tags: string[]): Promise<WebSocket> {
+  const first = Math.floor(Math.random() * doors.length)
+  for (let i = 0; i < doors.length; i++) {
+    const { object, root } = doors[(first + i) % doors.length]!
+    const headers: Record<string, string> = { upgrade: 'websocket', [TOPICS_HEADER]: JSON.stringify(tags), [MAX_SOCKETS_HEADER]: door.max }
+    if (root) headers[TREE_HEADER] = JSON.stringify({ binding: door.binding, root, relay: object })
+    const res = await door.stub(object).fetch('https://hub/subscribe', { headers })
+    if (res.webSocket) return res.webSocket
+    if (res.status !== 503) throw new Error(`the hub refused the subscription (${res.status}: ${await res.text()})`)
+  }
+  throw new Overloaded(`Every hub this listen could use holds its maximum of ${door.max} streams`, 'server', FULL_RETRY_SEC)
+}
+
+/**
+ * One WebSocket to a hub or relay, re-opened with backoff if it is dropped (a deploy, a restart, an
+ * eviction). After a reconnect, or a relay's word that it missed a publish, the listener gets a resync:
+ * what was published meanwhile is gone.
+ */
+async function link(door: Door, doors: HubDoor[], tags: string[], listener: Listener, onError: (error: unknown) => void): Promise<HubLink> {
   let socket: WebSocket | undefined
   let closed = false
   let attempt = 0
 
   const connect = async () => {
-    const res = await stub().fetch('https://hub/subscribe', { headers: { upgrade: 'websocket', [TOPICS_HEADER]: JSON.stringify(tags) } })
-    const ws = res.webSocket
-    if (!ws) throw new Error(`the hub refused the subscription (${res.status})`)
+    const ws = await open(door, doors, tags)
     ws.accept()
     ws.addEventListener('message', (e) => {
+      const data = String(e.data)
+      if (data === RESYNC_FRAME) return listener(RESYNC)
       // parseEvent takes nothing but an event's JSON: a binary frame (the hub sends none) is no event either.
-      const event = parseEvent(String(e.data))
+      const event = parseEvent(data)
       if (event) listener(event)
     })
     // A socket's close comes once, and while it is still `socket`: a reconnect replaces it only after.

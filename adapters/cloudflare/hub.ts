@@ -1,6 +1,9 @@
 import { DurableObject } from 'cloudflare:workers'
 
-import { ALL_TOPICS, MAX_TAGS, TOPICS_HEADER } from './backplane.js'
+import { ALL_TOPICS, MAX_SOCKETS_HEADER, MAX_TAGS, SOCKET_LIMIT, TOPICS_HEADER } from './backplane.js'
+import {
+  addRelay, dropRelay, isJoined, joined, leave, nextPublish, parsePlace, RESYNC_FRAME, step, TREE_HEADER, type Relayed, type TreePlace,
+} from './hub-tree.js'
 import { keptSecret } from './shared-secret.js'
 import { claimIn, sweepUsedStates } from './used-states.js'
 
@@ -25,31 +28,129 @@ import { claimIn, sweepUsedStates } from './used-states.js'
  * ```
  */
 export class McpHub extends DurableObject {
+  /** Sockets held: counted once per wake (fields do not survive hibernation), then kept up to date. */
+  #held: number | undefined
+  /** Upgrades under way on a relay: it does not leave the tree while one may still bring a socket. */
+  #arriving = 0
+  /** A relay's joining of its root, while under way: upgrades that come meanwhile wait for it. */
+  #joining: Promise<void> | undefined
+  /**
+   * On a root, one stub per relay: calls on one stub arrive in the order they were made (E-order), so each
+   * relay gets the publishes in order. A stub that failed is broken for good, and made again.
+   */
+  readonly #stubs = new Map<string, DurableObjectStub<McpHub>>()
+
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
       return new Response('The hub only accepts WebSocket connections', { status: 426 })
     }
     const tags = parseTags(request.headers.get(TOPICS_HEADER))
     if (!tags) return new Response(`${TOPICS_HEADER} must be a JSON array of 1 to ${MAX_TAGS} tags, or of ${ALL_TOPICS} alone`, { status: 400 })
-    const { 0: client, 1: server } = new WebSocketPair()
-    this.ctx.acceptWebSocket(server, tags)
-    return new Response(null, { status: 101, webSocket: client })
+    const max = parseMax(request.headers.get(MAX_SOCKETS_HEADER))
+    if (max === undefined) return new Response(`${MAX_SOCKETS_HEADER} must be a whole number from 1 to ${SOCKET_LIMIT}`, { status: 400 })
+    const tree = request.headers.get(TREE_HEADER)
+    const place = tree === null ? undefined : parsePlace(tree)
+    if (tree !== null && !place) return new Response(`${TREE_HEADER} must be a JSON object of binding, root and relay names`, { status: 400 })
+    this.#arriving++
+    try {
+      if (place) await this.#join(place)
+      // Counted after the join, which may have let other upgrades in.
+      if (this.#count() >= max) return new Response(`This hub holds its maximum of ${max} sockets`, { status: 503 })
+      const { 0: client, 1: server } = new WebSocketPair()
+      this.ctx.acceptWebSocket(server, tags)
+      this.#held = this.#count() + 1
+      return new Response(null, { status: 101, webSocket: client })
+    } catch (e) {
+      return new Response(`The relay could not join its root: ${e instanceof Error ? e.message : String(e)}`, { status: 502 })
+    } finally {
+      this.#arriving--
+    }
   }
 
-  /** @internal Sends `message` to every socket tagged `tag` or ALL_TOPICS; returns how many there were. */
+  /**
+   * @internal Sends `message` to every socket tagged `tag` or ALL_TOPICS, here and on every relay of this
+   * root (one call each, whatever their sockets); returns how many sockets it reached.
+   */
   async publish(tag: string, message: string): Promise<number> {
+    const sent = this.#broadcast(tag, message)
+    const tree = nextPublish(this.ctx.storage)
+    if (!tree) return sent
+    const relayed = await Promise.all(tree.relays.map(async ([relay, id]) => {
+      // A stub broken by the relay's restart fails at once: try once more on a new one. A repeat is harmless
+      // (the relay drops a number it is past); a second failure shows as a gap at the relay's next publish.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const answer = await this.#stub(tree.binding, relay).relay(tag, message, tree.seq)
+          if (answer.left) dropRelay(this.ctx.storage, relay, id)
+          return answer.sent
+        } catch (e) {
+          this.#stubs.delete(relay)
+          if (attempt === 2) {
+            console.error(`mcp-edge: relay ${relay} missed publish ${tree.seq}:`, e)
+            return 0
+          }
+        }
+      }
+    }))
+    return relayed.reduce((a, b) => a + b, sent)
+  }
+
+  /** @internal A relay's side of its root's publish number `seq` (hub-tree.ts). */
+  relay(tag: string, message: string, seq: number): Relayed {
+    const storage = this.ctx.storage
+    // An upgrade waiting for the join brings a socket: leaving now would let the root drop the new registration.
+    if (this.#count() === 0 && this.#arriving === 0) {
+      leave(storage)
+      return { sent: 0, left: true }
+    }
+    const at = step(storage, seq)
+    if (at === 'stale') return { sent: 0 }
+    if (at === 'gap') for (const ws of this.ctx.getWebSockets()) send(ws, RESYNC_FRAME)
+    return { sent: this.#broadcast(tag, message) }
+  }
+
+  /** @internal A root takes `relay` in; the number of the last publish, which the relay did not get. */
+  join(binding: string, relay: string, id: string): number {
+    return addRelay(this.ctx.storage, binding, relay, id)
+  }
+
+  #broadcast(tag: string, message: string): number {
     // Disjoint lists: a socket tagged ALL_TOPICS has no other tag (parseTags).
     const sockets = tag === ALL_TOPICS ? this.ctx.getWebSockets(ALL_TOPICS) : [...this.ctx.getWebSockets(tag), ...this.ctx.getWebSockets(ALL_TOPICS)]
     let sent = 0
-    for (const ws of sockets) {
-      try {
-        ws.send(message)
-        sent++
-      } catch {
-        // closing already; webSocketClose cleans up
-      }
-    }
+    for (const ws of sockets) if (send(ws, message)) sent++
     return sent
+  }
+
+  #count(): number {
+    return (this.#held ??= this.ctx.getWebSockets().length)
+  }
+
+  #stub(binding: string, relay: string): DurableObjectStub<McpHub> {
+    let stub = this.#stubs.get(relay)
+    if (!stub) {
+      const namespace = this.#namespace(binding)
+      this.#stubs.set(relay, (stub = namespace.get(namespace.idFromName(relay))))
+    }
+    return stub
+  }
+
+  #namespace(binding: string): DurableObjectNamespace<McpHub> {
+    const namespace = (this.env as unknown as Record<string, unknown>)[binding]
+    if (!namespace) throw new Error(`the hub has no binding ${binding}`)
+    return namespace as DurableObjectNamespace<McpHub>
+  }
+
+  async #join(place: TreePlace): Promise<void> {
+    if (isJoined(this.ctx.storage)) return
+    this.#joining ??= (async () => {
+      const namespace = this.#namespace(place.binding)
+      const last = await namespace.get(namespace.idFromName(place.root)).join(place.binding, place.relay, crypto.randomUUID())
+      joined(this.ctx.storage, last)
+    })().finally(() => {
+      this.#joining = undefined
+    })
+    await this.#joining
   }
 
   /** @internal The deployment's requestState secret, made on first call (in the object `mcp-keys`: durableSharedSecret). */
@@ -72,6 +173,7 @@ export class McpHub extends DurableObject {
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    if (this.#held !== undefined) this.#held--
     // 1005 and 1006 are reserved for "no status" and "abnormal": they cannot be sent back.
     try {
       ws.close(code === 1005 || code === 1006 ? 1000 : code, 'bye')
@@ -81,12 +183,30 @@ export class McpHub extends DurableObject {
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
+    // Whether a close follows is not said: count again at the next upgrade.
+    this.#held = undefined
     try {
       ws.close(1011, 'error')
     } catch {
       // already closed
     }
   }
+}
+
+/** Sends, unless the socket is closing already (webSocketClose cleans up); true if it went. */
+function send(ws: WebSocket, message: string): boolean {
+  try {
+    ws.send(message)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function parseMax(header: string | null): number | undefined {
+  if (header === null) return SOCKET_LIMIT
+  const max = /^\d{1,6}$/.test(header) ? Number(header) : 0
+  return max >= 1 && max <= SOCKET_LIMIT ? max : undefined
 }
 
 function parseTags(header: string | null): string[] | undefined {

@@ -24,6 +24,11 @@ export interface WorkerOptions extends Omit<HandlerOptions, 'auth'> {
   /** Hubs to spread listen topics over (default 4). */
   shards?: number | undefined
   /**
+   * Relay hubs per shard (default: the var MCP_HUB_RELAYS, else 0): past ~25,000 listen streams on one topic,
+   * give it one relay per 20,000 (HubBackplaneOptions.relays).
+   */
+  relays?: number | undefined
+  /**
    * Binding name of the requestState secret (default `MCP_REQUEST_STATE_SECRET`). Without it (or
    * `requestState.secret`), a key kept in an McpHub object serves every isolate (durableSharedSecret).
    */
@@ -105,7 +110,9 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   const { onError } = options
   const backplaneError = onError && ((e: unknown) => onError(e, { during: 'backplane' }))
   return {
-    backplane: options.backplane ?? (namespace ? hubBackplane({ namespace: hubs, shards: options.shards, onError: backplaneError }) : undefined),
+    backplane: options.backplane ?? (namespace ? hubBackplane({
+      namespace: hubs, binding: hubName, shards: options.shards, relays: options.relays ?? count(bindings.MCP_HUB_RELAYS), onError: backplaneError,
+    }) : undefined),
     requestState: { ...options.requestState, secret, singleUse: singleUse === true && namespace ? durableUsedStates({ namespace: hubs }) : singleUse },
   }
 }

@@ -105,7 +105,7 @@ describe('hubBackplane\'s sockets', () => {
     const { name, backplane } = ownHubs({ shards: 2 })
     // An empty topic makes an empty tag, which a hub refuses; the other topic's hub is asked first.
     const accepted = topics(10, 'refusal').find((t) => shardOf(t, 2) !== shardOf('', 2))!
-    await expect(backplane.subscribe([accepted, ''], () => {})).rejects.toThrow('the hub refused the subscription (400)')
+    await expect(backplane.subscribe([accepted, ''], () => {})).rejects.toThrow('the hub refused the subscription (400: x-mcp-topics must be a JSON array of 1 to 10 tags, or of * alone)')
     const opened = `${name}${shardOf(accepted, 2)}`
     await eventually(async () => (await socketTags(opened)).length === 0, 'the opened socket to close')
   })
