@@ -5,7 +5,8 @@ import { redisBackplane } from 'mcp-edge/redis'
 import { drive } from './fanout-ipc.mjs'
 
 const kind = process.env.BACKPLANE ?? 'memory'
-const prefix = `bench-${process.pid}:`
+// One prefix for every server process of a run (--servers), so that they share the fan-out.
+const prefix = process.env.BENCH_PREFIX ?? `bench-${process.pid}:`
 const backplane = kind === 'redis' ? redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix })
   : kind === 'redis-cluster' ? redisBackplane({ cluster: process.env.REDIS_CLUSTER_NODES.split(','), prefix }) : undefined
 const server = new McpServer({ name: 'fanout-bench', version: '1.0.0' }).tool('noop', { description: 'does nothing' }, () => '')

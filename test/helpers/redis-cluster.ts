@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from './port.js'
+import { REDIS_SERVER } from './redis.js'
 
 const HOST = '127.0.0.1' as const
 /** A cluster node listens on port + 10000 too, for the cluster bus. */
@@ -63,7 +64,7 @@ async function clusterPorts(n: number): Promise<number[]> {
 
 async function startNode(port: number): Promise<Omit<Node, 'id'>> {
   const dir = await mkdtemp(join(tmpdir(), `redis-cluster-${port}-`))
-  const child = spawn('redis-server', [
+  const child = spawn(REDIS_SERVER, [
     '--port', String(port), '--bind', HOST,
     '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
     // Short, so that a killed master is failed over in a second or three rather than 15 s.

@@ -6,7 +6,10 @@ import { connect, createServer } from 'node:net'
 /** Set by the machine (CI) or by test/setup/redis.ts, which starts a Redis for the run when none is given. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-export const hasRedisServer = () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined
+/** The server binary the tests start: `valkey-server` to run them on Valkey (scripts/test-valkey.sh). */
+export const REDIS_SERVER = process.env.MCP_EDGE_REDIS_SERVER ?? 'redis-server'
+
+export const hasRedisServer = () => spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).error === undefined
 
 async function freePort(): Promise<number> {
   const probe = createServer()
@@ -38,7 +41,7 @@ export async function ownRedis() {
   const port = await freePort()
   let child: ChildProcess | undefined
   const start = async () => {
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] })
     child = proc
     let log = ''
     proc.stdout!.on('data', (c) => (log += c))
