@@ -8,6 +8,7 @@ import { Agent, request, type ClientRequest } from 'node:http'
 import { parseArgs } from 'node:util'
 import { fmt, machine, percentile, writeSection } from './report.js'
 import { startWranglerDev } from '../scripts/wrangler-dev.js'
+import { writeModel } from './workers-model.js'
 
 const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,500,1000,2000,4000' }, rounds: { type: 'string', default: '10' }, relays: { type: 'string', default: '0,4' } } })
 const ROUNDS = Number(values.rounds)
@@ -54,10 +55,13 @@ async function run(url: URL, streams: number) {
   const openMs = Date.now() - t
   const delays: number[] = []
   const slowest: number[] = []
+  // The tool call answers once its publish has returned: the hub (and each relay) has sent to every socket.
+  const publishes: number[] = []
   let lost = 0
   for (let round = 0; round < ROUNDS; round++) {
     const t0 = now()
     await post(url, agent, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} }, 1_000_000 + round)
+    publishes.push(now() - t0)
     const deadline = Date.now() + 15_000
     while (received.some((r) => r.length <= round) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
     const roundDelays = received.map((r) => (r[round] ?? Infinity) - t0)
@@ -71,7 +75,8 @@ async function run(url: URL, streams: number) {
   await new Promise((r) => setTimeout(r, 1000))
   delays.sort((a, b) => a - b)
   slowest.sort((a, b) => a - b)
-  return { streams, openMs, lost, p50: percentile(delays, 50), p99: percentile(delays, 99), slowestMedian: percentile(slowest, 50) }
+  publishes.sort((a, b) => a - b)
+  return { streams, openMs, lost, p50: percentile(delays, 50), p99: percentile(delays, 99), slowestMedian: percentile(slowest, 50), publishMs: percentile(publishes, 50) }
 }
 
 const results = []
@@ -101,10 +106,11 @@ moment the tool call was sent, over every stream and ${ROUNDS} rounds. Per publi
 requests = 1 (the Worker to the shard's hub) + the relays that hold streams (the hub to each); WebSocket messages
 = N (one per stream's socket, sent by the object that holds it; hub-tree.ts).
 
-| relays | streams | open all | delay p50 | delay p99 | slowest stream, median round | lost | DO requests / publish | most sockets on one object |
-|---|---|---|---|---|---|---|---|---|
-${results.map((r) => `| ${r.relays} | ${r.streams} | ${(r.openMs / 1000).toFixed(1)} s | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.slowestMedian)} ms | ${r.lost} | ${1 + Math.min(r.relays, r.streams)} | ${r.relays === 0 ? r.streams : `~${Math.ceil(r.streams / r.relays)}`} |`).join('\n')}
+| relays | streams | open all | tool call (publish returned) p50 | delay p50 | delay p99 | slowest stream, median round | lost | DO requests / publish | sockets on one object |
+|---|---|---|---|---|---|---|---|---|---|
+${results.map((r) => `| ${r.relays} | ${r.streams} | ${(r.openMs / 1000).toFixed(1)} s | ${fmt(r.publishMs)} ms | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.slowestMedian)} ms | ${r.lost} | ${1 + Math.min(r.relays, r.streams)} | ${r.relays === 0 ? r.streams : `~${Math.ceil(r.streams / r.relays)}`} |`).join('\n')}
 
 Locally every Worker request and the hub share one workerd process and the machine's 2 cores with the load
 generator, so the figures bound what one hub does under load; on Cloudflare each Worker invocation runs apart.
 `)
+writeModel(results)

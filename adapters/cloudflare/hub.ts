@@ -10,9 +10,11 @@ import { claimIn, sweepUsedStates } from './used-states.js'
 /**
  * The fan-out hub: Workers holding listen streams connect to it with a WebSocket tagged by the topics they
  * watch, or by ALL_TOPICS; a publish broadcasts to the sockets carrying the event's tag and to those. It
- * accepts sockets through the hibernation API and keeps nothing in fields, so it can be evicted between
- * events without losing anyone: the sockets, and their tags, survive hibernation. Objects of other names keep what every isolate of a
- * deployment must share without a binding of its own: the requestState secret and single-use claims.
+ * accepts sockets through the hibernation API and keeps nothing in fields but what it can count again, so it
+ * can be evicted between events without losing anyone: the sockets, and their tags, survive hibernation.
+ * With relays (hubBackplane's `relays`), a shard's hub is the root of a tree: streams connect to relay hubs,
+ * and the root passes each publish on to them (hub-tree.ts). Objects of other names keep what every isolate
+ * of a deployment must share without a binding of its own: the requestState secret and single-use claims.
  *
  * @example
  * ```ts
