@@ -21,7 +21,8 @@ let wire: ReturnType<typeof recordingFetch>
 beforeAll(async () => {
   fn = await startFunction(undefined, 'everything', {
     instances: 2,
-    timeoutMs: 10_000,
+    // The default, as npm run start:lambda has it: an environment busy with a task takes no other request.
+    timeoutMs: 30_000,
     env: {
       REDIS_URL,
       REDIS_PREFIX: `lambda-test-${randomBytes(4).toString('hex')}:`,

@@ -61,6 +61,9 @@ export async function run(argv: readonly string[]): Promise<FunctionUrl> {
       MCP_ALLOWED_HOSTS: process.env.MCP_ALLOWED_HOSTS ?? LOOPBACK_HOSTS.join(','),
       MCP_REQUEST_STATE_SECRET: process.env.MCP_REQUEST_STATE_SECRET ?? randomBytes(32).toString('base64url'),
     },
+    // As AWS writes it to the function's log after each invocation (1 ms granularity, 1,024 MB here).
+    onReport: ({ id, durationMs, method }) => console.log(
+      `REPORT RequestId: ${id}\tDuration: ${durationMs.toFixed(2)} ms\tBilled Duration: ${Math.max(1, Math.ceil(durationMs))} ms\tMemory Size: 1024 MB${method ? `\tMcp-Method: ${method}` : ''}`),
   })
   console.log(`mcp-edge-lambda: ${running.url} runs ${handler} from ${relative('.', root) || '.'} (${instances} instance${instances === 1 ? '' : 's'}, ${timeout} s timeout)`)
   const stop = () => void running.close().then(() => process.exit(0))

@@ -49,6 +49,16 @@ export interface FunctionUrlOptions {
   readonly rawEvents?: boolean | undefined
   /** Where the functions' own output goes (default: this process's stderr). */
   readonly log?: ((line: string) => void) | undefined
+  /** Told as each invocation ends, with what Lambda bills for it (the CLI prints it as AWS's REPORT line). */
+  readonly onReport?: ((report: InvocationReport) => void) | undefined
+}
+
+export interface InvocationReport {
+  readonly id: string
+  /** From the event's delivery until the handler returned (the response, then what it awaited: waitUntil work). */
+  readonly durationMs: number
+  /** The request's Mcp-Method header, if it had one. */
+  readonly method: string
 }
 
 export interface FunctionUrl {
@@ -81,17 +91,19 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Fun
     const event = options.rawEvents && req.headers['x-local-lambda-event'] === 'raw' ? JSON.parse(body.toString('utf8')) : toEvent(req, body)
     const slot = await environments.acquire()
     const invocation = slot.api.invoke(event, timeoutMs)
-    // Past the timeout Lambda stops the function, whatever it is doing, and its environment starts afresh.
+    // Past the timeout Lambda stops the function, whatever it is doing (its response may be long over), and
+    // its environment starts afresh.
     const timer = setTimeout(() => {
       log(`function-url: invocation ${invocation.id} (${req.method} ${req.url} ${req.headers['mcp-method'] ?? ''}) timed out after ${timeoutMs} ms; replacing its environment\n`)
       slot.kill()
     }, timeoutMs + 50)
-    try {
-      await answer(await invocation.outcome, res, holdBytes)
-    } finally {
+    // The environment takes another request only once the handler has returned, as on Lambda.
+    void invocation.ended.then((durationMs) => {
       clearTimeout(timer)
       environments.release(slot)
-    }
+      options.onReport?.({ id: invocation.id, durationMs, method: String(req.headers['mcp-method'] ?? '') })
+    })
+    await answer(await invocation.outcome, res, holdBytes)
   }
 
   const server: Server = createServer((req, res) => {

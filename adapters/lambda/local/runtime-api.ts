@@ -24,6 +24,12 @@ export interface Invocation {
   readonly deadlineMs: number
   /** Resolves when the runtime starts answering (a stream) or has answered. */
   readonly outcome: Promise<Outcome>
+  /**
+   * Resolves when the invocation is over: the runtime asks for the next one (its handler has returned, after
+   * the response and whatever it awaited besides) or its environment died. What Lambda bills: from the
+   * event's delivery to then, in ms.
+   */
+  readonly ended: Promise<number>
 }
 
 export interface RuntimeApi {
@@ -45,6 +51,9 @@ export interface RuntimeApi {
 interface Running {
   id: string
   settle(outcome: Outcome): void
+  /** Set once the event went out: when, for the billed duration. */
+  deliveredAt?: number
+  end(durationMs: number): void
 }
 
 export async function startRuntimeApi(): Promise<RuntimeApi> {
@@ -63,6 +72,7 @@ class LocalRuntimeApi implements RuntimeApi {
   /** The runtime client's long poll for the next invocation. */
   #waiting: ServerResponse | undefined
   #queued: { id: string; event: unknown; deadlineMs: number } | undefined
+  /** From invoke() until the runtime asks for the next invocation: an environment runs one at a time. */
   #running: Running | undefined
 
   constructor() {
@@ -82,18 +92,27 @@ class LocalRuntimeApi implements RuntimeApi {
     if (this.#running || this.#queued) throw new Error('environment busy')
     const id = randomUUID()
     let settle!: (outcome: Outcome) => void
+    let end!: (durationMs: number) => void
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
+    const ended = new Promise<number>((resolve) => (end = resolve))
     const deadlineMs = Date.now() + timeoutMs
-    this.#running = { id, settle }
+    this.#running = { id, settle, end }
     this.#queued = { id, event, deadlineMs }
     this.#deliver()
-    return { id, event, deadlineMs, outcome }
+    return { id, event, deadlineMs, outcome, ended }
   }
 
   fail(payload: string): void {
     this.#running?.settle({ kind: 'error', payload })
-    this.#running = undefined
+    this.#end()
     this.#queued = undefined
+  }
+
+  /** The running invocation is over (a settle after this one is a no-op). */
+  #end(): void {
+    const running = this.#running
+    this.#running = undefined
+    running?.end(running.deliveredAt === undefined ? 0 : performance.now() - running.deliveredAt)
   }
 
   close(): Promise<void> {
@@ -110,6 +129,7 @@ class LocalRuntimeApi implements RuntimeApi {
     const { id, event, deadlineMs } = this.#queued
     this.#queued = undefined
     this.#waiting = undefined
+    if (this.#running) this.#running.deliveredAt = performance.now()
     waiting.writeHead(200, {
       'content-type': 'application/json',
       'lambda-runtime-aws-request-id': id,
@@ -124,6 +144,8 @@ class LocalRuntimeApi implements RuntimeApi {
     const url = req.url ?? ''
     if (req.method === 'GET' && url === `${BASE}/invocation/next`) {
       this.#polled()
+      // Asking for the next means the last is over; its response may have ended long before.
+      if (this.#running?.deliveredAt !== undefined) this.#end()
       this.#waiting = res
       res.once('close', () => {
         if (this.#waiting === res) this.#waiting = undefined
@@ -133,24 +155,20 @@ class LocalRuntimeApi implements RuntimeApi {
     const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(url)
     const current = this.#running
     if (req.method === 'POST' && match && current && decodeURIComponent(match[1] as string) === current.id) {
-      const done = () => {
-        if (this.#running === current) this.#running = undefined
-        accepted(res)
-      }
       if (match[2] === 'response' && req.headers['lambda-runtime-function-response-mode'] === 'streaming') {
         current.settle({ kind: 'stream', contentType: String(req.headers['content-type'] ?? 'application/octet-stream'), body: req })
-        return void req.once('end', done)
+        return void req.once('end', () => accepted(res))
       }
       return void readAll(req).then((payload) => {
         current.settle({ kind: match[2] === 'response' ? 'result' : 'error', payload })
-        done()
+        accepted(res)
       })
     }
     if (req.method === 'POST' && url === `${BASE}/init/error`) {
       return void readAll(req).then((payload) => {
         this.initError = payload
         this.#running?.settle({ kind: 'error', payload })
-        this.#running = undefined
+        this.#end()
         accepted(res)
       })
     }
