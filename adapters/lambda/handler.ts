@@ -128,6 +128,17 @@ function fetchHandler(server: McpServer, options: LambdaOptions) {
 
 type Fetch = ReturnType<typeof fetchHandler>
 
+const NO_SHARED_BACKPLANE = 'subscriptions/listen needs a shared backplane on Lambda: an instance serves one request at a time, '
+  + 'so no change made by another call would reach a stream held in its memory. Give createLambdaHandler a backplane '
+  + 'every instance shares (redisBackplane from mcp-edge/redis).'
+
+/** Whether changes made on other instances reach this one's streams: any backplane but the in-memory one. Warns once (at cold start) if not. */
+function shared(backplane: HandlerOptions['backplane']): boolean {
+  if (backplane !== undefined && backplane.kind !== 'memory') return true
+  console.warn(`mcp-edge: ${NO_SHARED_BACKPLANE} Until then, subscriptions/listen is refused.`)
+  return false
+}
+
 /**
  * One invocation, for both kinds of handler: the event as a Request, the runtime context with the
  * deadline, the answer delivered by `deliver`, then the waitUntil work, all within the function's time.
@@ -170,7 +181,9 @@ async function invoke<T>(
  * ```
  */
 export function createLambdaHandler(server: McpServer, options: LambdaOptions = {}): StreamingLambdaHandler {
-  const fetch = fetchHandler(server, options)
+  const fetch = fetchHandler(server, options.listen?.unavailable !== undefined || shared(options.backplane) ? options : {
+    ...options, listen: { ...options.listen, unavailable: NO_SHARED_BACKPLANE },
+  })
   const flushBytes = options.flushBytes ?? 16_384
   const handler = (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) =>
     invoke(fetch, options, event, context, false, ({ response, own }, plan, stop) => {

@@ -78,6 +78,7 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     usedStates: options.requestState?.singleUse === true ? memoryUsedStates() : options.requestState?.singleUse || undefined,
     maxListenMs: options.listen?.maxLifetimeMs ?? 3_600_000,
+    listenUnavailable: options.listen?.unavailable,
     deadlines: deadlines(options.handlerTimeoutMs ?? 300_000),
     listenLimits: {
       maxStreams: options.listen?.maxStreams ?? 10_000,

@@ -1,5 +1,5 @@
-import { META_SUBSCRIPTION_ID } from '../protocol/constants.js'
-import { invalidParams, Overloaded } from '../protocol/errors.js'
+import { INVALID_REQUEST, META_SUBSCRIPTION_ID } from '../protocol/constants.js'
+import { invalidParams, McpError, Overloaded } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
@@ -85,6 +85,8 @@ export const listen: MethodDescriptor<Plan> = {
   method: 'subscriptions/listen',
   eras: ['modern'],
   target(call) {
+    const unavailable = call.runtime.listenUnavailable
+    if (unavailable !== undefined) throw new McpError(INVALID_REQUEST, unavailable)
     const asked = call.params.notifications
     if (!isObject(asked)) throw invalidParams('params.notifications must be an object (the subscription filter)')
     const honoured: JsonObject = {}

@@ -64,6 +64,13 @@ export interface CoreOptions {
      * out of the acknowledgement. Default: a resource or template match it may read (visible, in scope).
      */
     readable?: ((uri: string, asker: Asker) => boolean) | undefined
+    /**
+     * Why listen streams cannot work where this runtime serves: set, `subscriptions/listen` is refused with
+     * it (-32600) rather than acknowledged and never told of a change. createLambdaHandler sets it when no
+     * shared backplane is given (an instance serves one request at a time, so no other call's change
+     * reaches a stream held in its memory).
+     */
+    unavailable?: string | undefined
   } | undefined
   /**
    * @internal Timers belong to the request that set them (Workers: cancelled with it, and kept from another
@@ -113,6 +120,8 @@ export interface Runtime {
   readonly usedStates: UsedStates | undefined
   /** @internal */
   readonly maxListenMs: number
+  /** @internal Why listen is refused here, if it is (RuntimeOptions.listen.unavailable). */
+  readonly listenUnavailable: string | undefined
   /** @internal Time limits of running requests (handlerTimeoutMs). */
   readonly deadlines: Deadlines
   /** @internal Limits of listen streams, and the open streams per client that count against them. */

@@ -3,6 +3,7 @@
  * body limit and a short deadline margin; plus a raw streaming handler whose body stream fails midway.
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
+import { redisBackplane } from '../../adapters/redis/index.js'
 import { awslambda, send, type ResponseStream } from '../../adapters/lambda/stream.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { tasks } from '../../src/index.js'
@@ -22,7 +23,9 @@ const server = createEverythingServer()
   })
   .tool('last_abort', { description: 'Why until_aborted last saw its signal abort' }, () => lastAbort)
 
-export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000, extensions: [tasks()] })
+// Listen on Lambda needs a backplane every instance shares (the test machine's Redis); withoutGlobal has none.
+const backplane = redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `lambda-fixture-${process.pid}:` })
+export const handler = createLambdaHandler(server, { maxBodyBytes: 2048, deadlineMarginMs: 1000, extensions: [tasks()], backplane })
 
 export const brokenBody = awslambda()!.streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
   const body = new ReadableStream<Uint8Array>({
@@ -36,7 +39,7 @@ export const brokenBody = awslambda()!.streamifyResponse(async (_event: unknown,
 
 /**
  * The same server, its handler made where no `awslambda` global is defined (a runtime that has none): the
- * handler then carries the streaming marker the runtime client reads itself.
+ * handler then carries the streaming marker the runtime client reads itself. No backplane: it refuses listen.
  */
 export const withoutGlobal = (() => {
   const scope = globalThis as { awslambda?: unknown }

@@ -146,4 +146,16 @@ describe('a handler made without the awslambda global, under the real runtime cl
     for await (const m of sseMessages(res.body!)) messages.push(m)
     expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'result'])
   })
+
+  it('without a shared backplane, refuses listen with why (-32600), having warned once as it loaded', async () => {
+    const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+    const res = await fetch(bare.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'subscriptions/listen', params }) })
+    const body = await res.json()
+    expect(validateServerMessage('2026-07-28', 'subscriptions/listen', body)).toEqual([])
+    expect(body).toMatchObject({ id: 6, error: { code: -32600, message: expect.stringMatching(/^subscriptions\/listen needs a shared backplane on Lambda: .*redisBackplane from mcp-edge\/redis/) } })
+    const warnings = bare.logs.join('').split('\n').filter((l) => l.includes('mcp-edge: subscriptions/listen needs a shared backplane'))
+    expect(warnings).toHaveLength(1)
+    await fetch(bare.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params }) }).then((r) => r.json())
+    expect(bare.logs.join('').split('\n').filter((l) => l.includes('mcp-edge: subscriptions/listen needs a shared backplane'))).toHaveLength(1)
+  })
 })
