@@ -12,12 +12,13 @@ import { defineConfig } from 'vitest/config'
  * against the node project, the Workers adapter against the workers project (MCP_EDGE_MUTATE=workers), so
  * that no mutant waits on a workerd start it does not need.
  */
-const NOT_MUTATING = ['test/conformance/**', 'test/wrangler-dev/**', 'test/package/**', 'test/lambda/sam-build.test.ts']
+const NOT_MUTATING = ['test/conformance/**', 'test/wrangler-dev/**', 'test/package/**', 'test/lambda/sam-build.test.ts', 'test/lambda/start-lambda.test.ts']
 // `npm run test:node24` (the second Node of .ci/run) runs only the tests whose server runs in this process,
 // plus the conformance suite; the process-spawning rest runs once, on Node 22.
 const OTHER_PROCESS = [
   'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/cluster-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
+  'test/lambda/billing.test.ts', 'test/lambda/start-lambda.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'
@@ -34,7 +35,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [
             'test/workers/**', 'node_modules/**',
-            ...(mutating ? NOT_MUTATING : inProcess ? OTHER_PROCESS : []),
+            // Both under StrykerJS with MCP_EDGE_TESTS=in-process: a run over src/ alone, which the in-process tests reach.
+            ...(mutating ? NOT_MUTATING : []), ...(inProcess ? OTHER_PROCESS : []),
           ],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
           globalSetup: ['test/setup/redis.ts', 'test/setup/lambda.ts'],

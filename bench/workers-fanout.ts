@@ -81,16 +81,20 @@ async function run(url: URL, streams: number) {
 
 const results = []
 for (const relays of values.relays!.split(',').map(Number)) {
-  // Every stream comes from loopback, one client by address: lift the per-client limit of listen streams.
-  const dev = await startWranglerDev(['--var', 'MCP_LISTEN_MAX_PER_CLIENT:100000', '--var', `MCP_HUB_RELAYS:${relays}`])
-  try {
-    for (const n of values.streams!.split(',').map(Number)) {
+  for (const n of values.streams!.split(',').map(Number)) {
+    // A wrangler dev of its own for each count: thousands of streams just closed would weigh on the next.
+    // Every stream comes from loopback, one client by address: lift the per-client limit of listen streams.
+    const dev = await startWranglerDev(['--var', 'MCP_LISTEN_MAX_PER_CLIENT:100000', '--var', `MCP_HUB_RELAYS:${relays}`])
+    try {
       const r = { relays, ...await run(new URL(dev.url), n) }
-      console.log(`${relays} relays, ${n} streams: opened in ${r.openMs} ms; delay p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, slowest stream (median round) ${fmt(r.slowestMedian)} ms; lost ${r.lost}`)
+      console.log(`${relays} relays, ${n} streams: opened in ${r.openMs} ms; publish returned in ${fmt(r.publishMs)} ms; delay p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, slowest stream (median round) ${fmt(r.slowestMedian)} ms; lost ${r.lost}`)
       results.push(r)
+    } finally {
+      await dev.stop()
     }
-  } finally {
-    await dev.stop()
+    // The last run's thousands of loopback ports linger in TIME_WAIT for a minute; reused at once, some of
+    // them reset the next run's connections.
+    if (n >= 1000) await new Promise((r) => setTimeout(r, 65_000))
   }
 }
 

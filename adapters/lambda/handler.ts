@@ -128,6 +128,9 @@ function fetchHandler(server: McpServer, options: LambdaOptions) {
 
 type Fetch = ReturnType<typeof fetchHandler>
 
+/** A listen stream's default lifetime on Lambda (listen.maxLifetimeMs). */
+const LISTEN_LIFETIME_MS = 60_000
+
 const NO_SHARED_BACKPLANE = 'subscriptions/listen needs a shared backplane on Lambda: an instance serves one request at a time, '
   + 'so no change made by another call would reach a stream held in its memory. Give createLambdaHandler a backplane '
   + 'every instance shares (redisBackplane from mcp-edge/redis).'
@@ -181,8 +184,14 @@ async function invoke<T>(
  * ```
  */
 export function createLambdaHandler(server: McpServer, options: LambdaOptions = {}): StreamingLambdaHandler {
-  const fetch = fetchHandler(server, options.listen?.unavailable !== undefined || shared(options.backplane) ? options : {
-    ...options, listen: { ...options.listen, unavailable: NO_SHARED_BACKPLANE },
+  const fetch = fetchHandler(server, {
+    ...options,
+    listen: {
+      // An open stream holds its instance, billed: short streams, which the client simply reopens.
+      maxLifetimeMs: LISTEN_LIFETIME_MS,
+      ...options.listen,
+      ...(options.listen?.unavailable !== undefined || shared(options.backplane) ? {} : { unavailable: NO_SHARED_BACKPLANE }),
+    },
   })
   const flushBytes = options.flushBytes ?? 16_384
   const handler = (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) =>

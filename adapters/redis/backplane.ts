@@ -47,6 +47,18 @@ export interface RedisBackplane extends Backplane {
   close(): Promise<void>
 }
 
+/**
+ * One client's open listen streams, over every instance: a sorted set of stream keys scored by when each
+ * lapses (an instance that died without releasing its streams frees them then). ARGV: the stream, the most
+ * the client may hold, when this one lapses, now (ms). 1 if it may open.
+ */
+const ADMIT_STREAM = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+return 1`
+
 /** How long a cluster's subscribers stay ready before the streams that lost messages resync. */
 const SETTLE_MS = 500
 
@@ -190,6 +202,22 @@ class RedisFanout implements RedisBackplane {
         await this.#release(unique)
       },
     }
+  }
+
+  async admitStream(client: string, stream: string, max: number, untilMs: number): Promise<boolean> {
+    if (!this.#usable.done && !(await within(this.#usable.promise, this.#publishTimeoutMs))) {
+      throw new Error(`Redis was not reachable within ${this.#publishTimeoutMs} ms; the listen stream is counted by this instance alone`)
+    }
+    return await this.#publisher.eval(ADMIT_STREAM, 1, this.#streamsOf(client), stream, max, untilMs, Date.now()) === 1
+  }
+
+  async releaseStream(client: string, stream: string): Promise<void> {
+    await this.#publisher.zrem(this.#streamsOf(client), stream)
+  }
+
+  /** One key per client, so that a cluster keeps each client's count in one slot. */
+  #streamsOf(client: string): string {
+    return `${this.#prefix}listen-streams:${client}`
   }
 
   async close(): Promise<void> {

@@ -133,6 +133,8 @@ class ListenStream implements OpenStream, ListenAsker {
   /** When the stream's lifetime or its transport's deadline is over, whichever comes first. */
   readonly expires: number
   #subscription: Subscription | undefined
+  /** Its key where the backplane counts it among the client's streams on every instance (#shared), to give back. */
+  #counted: string | undefined
   #done = false
   #ending: JsonObject | undefined
   // Events held back until the acknowledgement is out; undefined from then on.
@@ -173,13 +175,33 @@ class ListenStream implements OpenStream, ListenAsker {
   start(): void {
     this.runtime.streams.add(this)
     this.transport.cancel.onAbort(this.leave)
-    this.runtime.backplane.subscribe(this.plan.topics, this.deliver).then(
+    this.#shared().then(() => this.runtime.backplane.subscribe(this.plan.topics, this.deliver)).then(
       (opened) => this.#opened(opened),
       (e: unknown) => {
         this.#finish(false)
         this.resolve(Promise.reject(e))
       },
     )
+  }
+
+  /**
+   * The client's place among its streams on every instance, where the backplane counts them: refused past
+   * its most (429). A count that fails (the store is down) lets the stream open on this instance's count.
+   */
+  async #shared(): Promise<void> {
+    const { backplane, listenLimits } = this.runtime
+    const client = clientShare(this.principal, this.transport)
+    if (!backplane.admitStream || client === undefined || !Number.isFinite(listenLimits.maxStreamsPerClient + this.expires)) return
+    const key = crypto.randomUUID()
+    const admitted = await backplane.admitStream(client, key, listenLimits.maxStreamsPerClient, this.expires + SHARED_MARGIN_MS).catch((e: unknown) => {
+      this.runtime.report(e, { during: 'listen count' })
+      return undefined
+    })
+    if (admitted === false) throw new Overloaded(`This client has ${listenLimits.maxStreamsPerClient} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
+    if (!admitted) return
+    this.#counted = key
+    // Ended while it was being counted (the client left): #finish found nothing to give back yet.
+    if (this.#done) this.#uncount(client)
   }
 
   #opened(opened: Subscription): void {
@@ -206,10 +228,19 @@ class ListenStream implements OpenStream, ListenAsker {
     this.#done = true
     this.#ending = graceful && this.profile.listenResult ? { resultType: 'complete', _meta: this.#tag() } : undefined
     // Worked out again rather than kept: a stream would hold a string of its own for hours.
-    release(this.runtime, clientShare(this.principal, this.transport))
+    const client = clientShare(this.principal, this.transport)
+    release(this.runtime, client)
+    if (client !== undefined) this.#uncount(client)
     this.runtime.streams.delete(this)
     this.transport.cancel.offAbort(this.leave)
     if (this.#subscription) this.#close(this.#subscription)
+  }
+
+  #uncount(client: string): void {
+    const key = this.#counted
+    if (key === undefined) return
+    this.#counted = undefined
+    void this.runtime.backplane.releaseStream?.(client, key).catch((e: unknown) => this.runtime.report(e, { during: 'listen count' }))
   }
 
   // A backplane whose close fails must not leave a rejection nobody handles (Lambda's runtime exits on one).
@@ -219,6 +250,8 @@ class ListenStream implements OpenStream, ListenAsker {
 }
 
 const RETRY_AFTER_SEC = 10
+/** A shared count outlives its stream by this much: an instance that dies without releasing it frees it then. */
+const SHARED_MARGIN_MS = 60_000
 
 /**
  * Counts a new stream against the runtime's limits, or refuses it before anything is sent: 503 when the

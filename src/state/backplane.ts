@@ -34,6 +34,13 @@ export interface Backplane {
   /** Resolves once events on these topics are delivered to `listener`. */
   subscribe(topics: readonly string[], listener: Listener): Promise<Subscription>
   close?(): Promise<void>
+  /**
+   * Counts one client's open listen streams over every instance that shares the backplane (where an
+   * instance holds few streams: on Lambda, one): true if `stream` may open beside fewer than `max` others,
+   * then held until `untilMs` or `releaseStream`. Optional: without it each instance counts its own.
+   */
+  admitStream?(client: string, stream: string, max: number, untilMs: number): Promise<boolean>
+  releaseStream?(client: string, stream: string): Promise<void>
 }
 
 /** The topic of a list: one per list. */

@@ -3,9 +3,9 @@
  * URL event, a real Writable as its response stream, a context with the remaining time. runtime-client.test.ts
  * runs the same handler under the real runtime client; this one reaches what only a child saw before.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createLambdaHandler, type LambdaContext } from '../../adapters/lambda/index.js'
-import { McpServer } from '../../src/index.js'
+import { McpServer, memoryBackplane } from '../../src/index.js'
 import { Recorder } from '../helpers/recorder.js'
 import { META_2026, modernHeaders } from '../helpers/server.js'
 
@@ -78,6 +78,25 @@ describe('streaming handler, in process', () => {
     expect(prelude.statusCode).toBe(504)
     expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: 'The function ran out of time before the answer was ready' } })
     expect(out.writableEnded).toBe(true)
+  })
+
+  it('ends a listen stream after 60 s by default, with its result, however long the function may run', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    try {
+      // A backplane every instance would share, as far as the handler can tell: not the in-memory kind.
+      const shared = { ...memoryBackplane(), kind: 'shared' }
+      const out = new Recorder()
+      const listen = urlEvent('subscriptions/listen', { notifications: { toolsListChanged: true } })
+      const ended = createLambdaHandler(server(), { backplane: shared })(listen, out, context(15 * 60_000)).then(() => 'ended')
+      await vi.advanceTimersByTimeAsync(59_000)
+      expect(out.calls.join('')).toContain('notifications/subscriptions/acknowledged')
+      expect(out.writableEnded).toBe(false)
+      await vi.advanceTimersByTimeAsync(1_100)
+      expect(await ended).toBe('ended')
+      expect(output(out).body).toContain('"resultType":"complete"')
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a stream still open at the deadline is ended there, with what it had written', async () => {
