@@ -61,10 +61,13 @@ export async function run(argv: readonly string[]): Promise<FunctionUrl> {
       MCP_ALLOWED_HOSTS: process.env.MCP_ALLOWED_HOSTS ?? LOOPBACK_HOSTS.join(','),
       MCP_REQUEST_STATE_SECRET: process.env.MCP_REQUEST_STATE_SECRET ?? randomBytes(32).toString('base64url'),
     },
-    // As AWS writes it to the function's log after each invocation (1 ms granularity, 1,024 MB here).
-    onReport: ({ id, durationMs, method }) => console.log(
-      `REPORT RequestId: ${id}\tDuration: ${durationMs.toFixed(2)} ms\tBilled Duration: ${Math.max(1, Math.ceil(durationMs))} ms\tMemory Size: 1024 MB${method ? `\tMcp-Method: ${method}` : ''}`),
+    // As AWS writes it to the function's log after each invocation (1 ms granularity, 1,024 MB here): beside
+    // the function's own output, on stderr.
+    onReport: ({ id, durationMs, method }) => void process.stderr.write(
+      `REPORT RequestId: ${id}\tDuration: ${durationMs.toFixed(2)} ms\tBilled Duration: ${Math.max(1, Math.ceil(durationMs))} ms\tMemory Size: 1024 MB${method ? `\tMcp-Method: ${method}` : ''}\n`),
   })
+  // Whoever started this may stop reading its output once it has the address: a write then must not end it.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
   console.log(`mcp-edge-lambda: ${running.url} runs ${handler} from ${relative('.', root) || '.'} (${instances} instance${instances === 1 ? '' : 's'}, ${timeout} s timeout)`)
   const stop = () => void running.close().then(() => process.exit(0))
   process.once('SIGINT', stop)
