@@ -99,6 +99,14 @@ describe('streaming handler, in process', () => {
     }
   })
 
+  it('refuses listen on the in-memory backplane, given or not: no other invocation\'s change could reach it', async () => {
+    for (const options of [{}, { backplane: memoryBackplane() }]) {
+      const out = new Recorder()
+      await createLambdaHandler(server(), options)(urlEvent('subscriptions/listen', { notifications: { toolsListChanged: true } }), out, context())
+      expect(JSON.parse(output(out).body)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('needs a shared backplane on Lambda') } })
+    }
+  })
+
   it('a stream still open at the deadline is ended there, with what it had written', async () => {
     const stuck = new McpServer({ name: 'stuck', version: '1.0.0' }).tool('hangs', {}, (_args, ctx) => {
       ctx.progress(1, 2)
