@@ -44,6 +44,8 @@ export interface RedisBackplaneOptions {
 export interface RedisBackplane extends Backplane {
   /** Channels this process is subscribed to (one per topic with at least one local subscriber). */
   readonly channels: number
+  admitStream(client: string, stream: string, max: number, untilMs: number): Promise<boolean>
+  releaseStream(client: string, stream: string): Promise<void>
   close(): Promise<void>
 }
 

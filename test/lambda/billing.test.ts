@@ -60,4 +60,16 @@ describe('billed time on Lambda', () => {
     expect(report.at - cancelled).toBeLessThan(1000)
     expect((await tasks.get(id)).result).toMatchObject({ status: 'cancelled' })
   })
+
+  it('a task that parks for input frees the invocation running it within 1 s, and the answer runs it on elsewhere', async () => {
+    const tasks = taskClient(fn.url)
+    const sent = performance.now()
+    const id = await tasks.start('confirm_delete', { filename: 'a.txt' })
+    await tasks.waitFor(id, ['input_required'])
+    const parked = performance.now()
+    const report = await toolCallEndedAfter(sent)
+    expect(report.at - parked).toBeLessThan(1000)
+    await tasks.update(id, { confirm: { action: 'accept', content: { confirm: true } } })
+    expect(await tasks.waitFor(id, ['completed'])).toMatchObject({ result: { content: [{ type: 'text', text: 'Deleted a.txt' }] } })
+  })
 })
