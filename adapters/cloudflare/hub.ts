@@ -130,24 +130,21 @@ export class McpHub extends DurableObject {
 
   #stub(binding: string, relay: string): DurableObjectStub<McpHub> {
     let stub = this.#stubs.get(relay)
-    if (!stub) {
-      const namespace = this.#namespace(binding)
-      this.#stubs.set(relay, (stub = namespace.get(namespace.idFromName(relay))))
-    }
+    if (!stub) this.#stubs.set(relay, (stub = this.#object(binding, relay)))
     return stub
   }
 
-  #namespace(binding: string): DurableObjectNamespace<McpHub> {
-    const namespace = (this.env as unknown as Record<string, unknown>)[binding]
+  /** Another hub of this namespace, by name, through the binding the tree names. */
+  #object(binding: string, name: string): DurableObjectStub<McpHub> {
+    const namespace = (this.env as unknown as Record<string, unknown>)[binding] as DurableObjectNamespace<McpHub> | undefined
     if (!namespace) throw new Error(`the hub has no binding ${binding}`)
-    return namespace as DurableObjectNamespace<McpHub>
+    return namespace.get(namespace.idFromName(name))
   }
 
   async #join(place: TreePlace): Promise<void> {
     if (isJoined(this.ctx.storage)) return
     this.#joining ??= (async () => {
-      const namespace = this.#namespace(place.binding)
-      const last = await namespace.get(namespace.idFromName(place.root)).join(place.binding, place.relay, crypto.randomUUID())
+      const last = await this.#object(place.binding, place.root).join(place.binding, place.relay, crypto.randomUUID())
       joined(this.ctx.storage, last)
     })().finally(() => {
       this.#joining = undefined

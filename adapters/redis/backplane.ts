@@ -161,9 +161,7 @@ class RedisFanout implements RedisBackplane {
   async publish(event: ChangeEvent): Promise<void> {
     // One deadline covers waiting for a connection and Redis accepting the publish.
     const deadline = Date.now() + this.#publishTimeoutMs
-    if (!this.#usable.done && !(await within(this.#usable.promise, this.#publishTimeoutMs))) {
-      throw new Error(`Redis was not reachable within ${this.#publishTimeoutMs} ms; the change was not published`)
-    }
+    await this.#reachable('the change was not published')
     await this.#sender.publish(this.#prefix + event.topic, JSON.stringify(event), deadline)
   }
 
@@ -207,14 +205,19 @@ class RedisFanout implements RedisBackplane {
   }
 
   async admitStream(client: string, stream: string, max: number, untilMs: number): Promise<boolean> {
-    if (!this.#usable.done && !(await within(this.#usable.promise, this.#publishTimeoutMs))) {
-      throw new Error(`Redis was not reachable within ${this.#publishTimeoutMs} ms; the listen stream is counted by this instance alone`)
-    }
+    await this.#reachable('the listen stream is counted by this instance alone')
     return await this.#publisher.eval(ADMIT_STREAM, 1, this.#streamsOf(client), stream, max, untilMs, Date.now()) === 1
   }
 
   async releaseStream(client: string, stream: string): Promise<void> {
     await this.#publisher.zrem(this.#streamsOf(client), stream)
+  }
+
+  /** Waits, within the publish timeout, for a publisher that can be used; else fails, saying `otherwise`. */
+  async #reachable(otherwise: string): Promise<void> {
+    if (!this.#usable.done && !(await within(this.#usable.promise, this.#publishTimeoutMs))) {
+      throw new Error(`Redis was not reachable within ${this.#publishTimeoutMs} ms; ${otherwise}`)
+    }
   }
 
   /** One key per client, so that a cluster keeps each client's count in one slot. */

@@ -197,7 +197,7 @@ class ListenStream implements OpenStream, ListenAsker {
       this.runtime.report(e, { during: 'listen count' })
       return undefined
     })
-    if (admitted === false) throw new Overloaded(`This client has ${listenLimits.maxStreamsPerClient} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
+    if (admitted === false) throw clientFull(listenLimits.maxStreamsPerClient)
     if (!admitted) return
     this.#counted = key
     // Ended while it was being counted (the client left): #finish found nothing to give back yet.
@@ -267,11 +267,12 @@ function admit(call: Call): void {
   const client = clientShare(call.principal, call.transport)
   if (client === undefined) return
   const open = runtime.streamsByClient.get(client) ?? 0
-  if (open >= maxStreamsPerClient) {
-    throw new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
-  }
+  if (open >= maxStreamsPerClient) throw clientFull(open)
   runtime.streamsByClient.set(client, open + 1)
 }
+
+const clientFull = (open: number) =>
+  new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
 
 /** Gives the place admit took back. */
 function release(runtime: Runtime, client: string | undefined): void {

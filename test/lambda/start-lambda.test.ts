@@ -13,6 +13,7 @@ import { problems, REQUIRED, runConformance, summary, taskProblems } from '../he
 let child: ChildProcess
 let lines: string[] = []
 let url: string
+let redisPort: string | undefined
 
 beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LAMBDA_BUILD_DIR: 'dist/lambda/start-lambda-test' }
@@ -34,13 +35,16 @@ afterAll(async () => {
     child.kill('SIGTERM')
     await exited
   }
+  // Its Redis goes with it (told to stop as the command exits).
+  const port = redisPort
+  if (port) await until(() => spawnSync('redis-cli', ['-p', port, 'ping']).stdout.toString().trim() !== 'PONG', 5000, 'the private redis-server to stop')
 })
 
 describe('npm run start:lambda with no environment', () => {
   it('says first that a private redis-server is its shared Redis, and stops it when it stops', () => {
     expect(lines[0]).toMatch(/^mcp-edge-lambda: no REDIS_URL: a private redis-server at redis:\/\/127\.0\.0\.1:\d+ is this function's shared Redis/)
-    const port = /127\.0\.0\.1:(\d+)/.exec(lines[0]!)![1]!
-    expect(spawnSync('redis-cli', ['-p', port, 'ping']).stdout.toString().trim()).toBe('PONG')
+    redisPort = /127\.0\.0\.1:(\d+)/.exec(lines[0]!)![1]!
+    expect(spawnSync('redis-cli', ['-p', redisPort, 'ping']).stdout.toString().trim()).toBe('PONG')
   })
 
   it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('passes the conformance requirement set, tasks-* included, at the default timeout', async () => {
