@@ -74,6 +74,12 @@ class LocalRuntimeApi implements RuntimeApi {
   #queued: { id: string; event: unknown; deadlineMs: number } | undefined
   /** From invoke() until the runtime asks for the next invocation: an environment runs one at a time. */
   #running: Running | undefined
+  /**
+   * The last invocation the runtime moved on from: its answer may still be on the way. The runtime client
+   * posts a streaming function's error without waiting for it (aws-lambda-ric `failResponseStream`), so that
+   * POST can arrive after its GET of the next invocation.
+   */
+  #finishing: Running | undefined
 
   constructor() {
     this.ready = new Promise<void>((resolve) => (this.#polled = resolve))
@@ -103,15 +109,17 @@ class LocalRuntimeApi implements RuntimeApi {
   }
 
   fail(payload: string): void {
+    this.#finishing?.settle({ kind: 'error', payload })
     this.#running?.settle({ kind: 'error', payload })
     this.#end()
     this.#queued = undefined
   }
 
-  /** The running invocation is over (a settle after this one is a no-op). */
+  /** The running invocation is over; its answer may still come (see #finishing). */
   #end(): void {
     const running = this.#running
     this.#running = undefined
+    this.#finishing = running
     running?.end(running.deliveredAt === undefined ? 0 : performance.now() - running.deliveredAt)
   }
 
@@ -153,8 +161,9 @@ class LocalRuntimeApi implements RuntimeApi {
       return this.#deliver()
     }
     const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(url)
-    const current = this.#running
-    if (req.method === 'POST' && match && current && decodeURIComponent(match[1] as string) === current.id) {
+    const id = match && decodeURIComponent(match[1] as string)
+    const current = [this.#running, this.#finishing].find((r) => r !== undefined && r.id === id)
+    if (req.method === 'POST' && match && current) {
       if (match[2] === 'response' && req.headers['lambda-runtime-function-response-mode'] === 'streaming') {
         current.settle({ kind: 'stream', contentType: String(req.headers['content-type'] ?? 'application/octet-stream'), body: req })
         return void req.once('end', () => accepted(res))
