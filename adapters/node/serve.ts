@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createFetchHandler, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
 import { nodePlatform } from './sse.js'
+import { defaultTelemetry } from './telemetry.js'
 
 export interface ServeOptions extends HandlerOptions {
   /** Default 3000; 0 picks a free port. */
@@ -65,7 +66,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
     log(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
-  const app = createFetchHandler(server, options)
+  const app = createFetchHandler(server, { telemetry: defaultTelemetry, ...options })
   const path = options.path ?? '/mcp'
   // The endpoint and its side paths matched without a router (Hono's own path reading): a router's context
   // for each request costs more than the search.

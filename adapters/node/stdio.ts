@@ -5,6 +5,7 @@ import {
 } from '../../src/core.js'
 import { ERROR, McpError, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
 import { LineSplitter } from './lines.js'
+import { defaultTelemetry } from './telemetry.js'
 
 export interface StdioOptions extends RuntimeOptions {
   input?: Readable | undefined
@@ -62,7 +63,7 @@ function readLine(line: string, write: (message: unknown) => void): ReturnType<t
  * ```
  */
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
-  const runtime = createRuntime(server, options)
+  const runtime = createRuntime(server, { telemetry: defaultTelemetry, ...options })
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const limit = options.maxMessageBytes ?? 4 * 1024 * 1024

@@ -6,13 +6,18 @@
  * 30 s): a task whose process dies fails that long after, when it is next read. MCP_AUTH_ISSUER turns on
  * authorization (examples/everything/auth.ts); MCP_RESOURCE_URL then defaults to http://127.0.0.1:$PORT/mcp.
  * Behind a reverse proxy, MCP_CLIENT_ADDRESS_HEADER names the header it sets to the client's address.
+ * OTEL_EXPORTER_OTLP_ENDPOINT exports spans and metrics over OTLP (examples/everything/otel.ts).
  */
 import { serve } from '../../adapters/node/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
 import { resumable, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
 import { redisFromEnv } from './redis.js'
+import { otelFromEnv } from './otel.js'
 import { createEverythingServer } from './server.js'
+
+// Before anything is served, so that the first request is traced.
+const otel = await otelFromEnv(process.env)
 
 const redis = redisFromEnv(process.env)
 const backplane = redis ? redisBackplane(redis) : undefined
@@ -41,4 +46,6 @@ running.http.once('close', () => {
   void backplane?.close()
   void store?.close()
   void sharedSecret?.close()
+  // Exports what is still buffered.
+  void otel?.shutdown()
 })

@@ -74,6 +74,7 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
   const runtime: Runtime = {
     server,
     backplane,
+    telemetry: options.telemetry,
     requestState: options.requestState?.encrypt ? encryptedStateCodec(secret) : stateCodec(secret),
     requestStateTtlMs: options.requestState?.ttlMs ?? 10 * 60_000,
     usedStates: options.requestState?.singleUse === true ? memoryUsedStates() : options.requestState?.singleUse || undefined,

@@ -2,20 +2,11 @@ import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/c
 import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import type { Call, Runtime, Transport } from './types.js'
+import type { Answer, Call, Runtime, Stage, Transport } from './types.js'
 import { checkMethodHeaders, checkParamHeaders, type HeaderSource } from './headers.js'
 import { spokenVersion } from './version.js'
 
-/**
- * Where a request failed, which is what its HTTP status depends on (src/http/status.ts): `envelope` (the
- * request is malformed: envelope, version, headers), `route` (no such method here, or the client lacks a
- * capability it needs) or `method` (the method ran and answered an error).
- */
-export type Stage = 'envelope' | 'route' | 'method'
-
-export type Answer =
-  | { readonly ok: true; readonly id: JsonRpcId; readonly profile: Profile; readonly result: JsonObject | undefined }
-  | { readonly ok: false; readonly id: JsonRpcId; readonly profile: Profile | undefined; readonly stage: Stage; readonly error: McpError }
+export type { Answer, Stage } from './types.js'
 
 /** Arguments nest at most this deep: deeper ones would overflow the stack of validators and digests. */
 export const MAX_DEPTH = 64
@@ -46,6 +37,29 @@ export const MAX_DEPTH = 64
  * ```
  */
 export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
+  const { telemetry } = runtime
+  const watch = telemetry && guarded(runtime, () => telemetry.request(message, transport))
+  if (!watch) return answer(runtime, message, transport)
+  return watch.run(() => answer(runtime, message, transport)).then((done) => {
+    guarded(runtime, () => watch.end(done))
+    if (telemetry.flush && transport.waitUntil) {
+      transport.waitUntil(telemetry.flush().catch((e: unknown) => void runtime.report(e, { during: 'telemetry' })))
+    }
+    return done
+  })
+}
+
+/** Telemetry that fails is reported, never the request's failure. */
+function guarded<T>(runtime: Runtime, watch: () => T): T | undefined {
+  try {
+    return watch()
+  } catch (e) {
+    runtime.report(e, { during: 'telemetry' })
+    return undefined
+  }
+}
+
+function answer(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { id } = message
   let profile: Profile | undefined
   let stage: Stage = 'envelope'

@@ -4,8 +4,9 @@
  * importing each other (test/architecture/layers.test.ts checks there is no cycle).
  */
 import type { LogLevel } from '../protocol/constants.js'
+import type { McpError } from '../protocol/errors.js'
 import type { ParamHeader } from '../protocol/headers.js'
-import type { JsonObject, JsonRpcId, JsonRpcNotification } from '../protocol/jsonrpc.js'
+import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js'
 import type { Asker, AuthInfo, Notify } from '../server/context.js'
@@ -93,7 +94,43 @@ export interface CoreOptions {
    * one line on stderr with the method and request id.
    */
   onError?: ((error: unknown, context: ErrorContext) => void) | undefined
+  /**
+   * Watches every request from its start to its answer (a stream's: to its end): `openTelemetry()` from
+   * `mcp-edge/otel` makes spans and metrics of them. Default: none, and nothing is spent on watching.
+   */
+  telemetry?: Telemetry | undefined
   extensions?: readonly Extension[] | undefined
+}
+
+/**
+ * Where a request failed, which is what its HTTP status depends on (src/http/status.ts): `envelope` (the
+ * request is malformed: envelope, version, headers), `route` (no such method here, or the client lacks a
+ * capability it needs) or `method` (the method ran and answered an error).
+ */
+export type Stage = 'envelope' | 'route' | 'method'
+
+/** How the exchange core answered one request. */
+export type Answer =
+  | { readonly ok: true; readonly id: JsonRpcId; readonly profile: Profile; readonly result: JsonObject | undefined }
+  | { readonly ok: false; readonly id: JsonRpcId; readonly profile: Profile | undefined; readonly stage: Stage; readonly error: McpError }
+
+/** Watches requests: given each as it arrives, it may follow it to its answer (src/otel/ is one). */
+export interface Telemetry {
+  /** A request arrives (not yet validated); undefined when this one is not watched. */
+  request(message: JsonRpcRequest, transport: Transport): RequestWatch | undefined
+  /**
+   * Sends on what was recorded. Called after each request where the platform may freeze the instance once
+   * it has answered (the transport has `waitUntil`: Workers, Lambda), and handed to `waitUntil`.
+   */
+  flush?(): Promise<void>
+}
+
+/** One request being watched. */
+export interface RequestWatch {
+  /** Runs the request's method inside the watch: work the handler starts is the request's (a child span). */
+  run<T>(fn: () => T): T
+  /** The request was answered (a stream: it ended). */
+  end(answer: Answer): void
 }
 
 export interface ErrorContext {
@@ -134,6 +171,8 @@ export interface Runtime {
   readonly hideOutOfScope: boolean
   readonly notify: Notify
   readonly extensions: readonly Extension[]
+  /** @internal What watches requests, if anything does (CoreOptions.telemetry). */
+  readonly telemetry: Telemetry | undefined
   /** @internal */
   readonly listenFields: readonly ListenField[]
   /** The descriptor of a method in an era, if the method exists there. */
