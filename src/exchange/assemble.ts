@@ -3,7 +3,8 @@ import { missingScopes, type McpServer } from '../server/server.js'
 import { listChanged, memoryBackplane, resourceUpdated, type ChangeEvent } from '../state/backplane.js'
 import { memoryUsedStates } from '../state/used-states.js'
 import type { ServerCapabilities } from '../protocol/types.js'
-import type { Call, CoreOptions, ErrorContext, MethodDescriptor, Runtime } from './types.js'
+import type { Call, CoreOptions, MethodDescriptor, Runtime } from './types.js'
+import { logError, reporter } from './report.js'
 import { deadlines } from './deadlines.js'
 import { OpenStreams } from './open-streams.js'
 import { encryptedStateCodec } from './encrypted-state.js'
@@ -20,24 +21,6 @@ function readableResource(uri: string, asker: Call): boolean {
   return target !== undefined && missingScopes(target, asker).length === 0
 }
 
-const defaultOnError = (error: unknown, context: ErrorContext) => console.error('mcp-edge:', context, error)
-
-/** 8 hex digits: short enough to read out, random enough to find one log line among a day's. */
-const errorId = () => crypto.randomUUID().slice(0, 8)
-
-/** Hands an error to onError under a new error id, which it returns (for the client's message). */
-function reporter(onError: NonNullable<CoreOptions['onError']>) {
-  return (error: unknown, context: Omit<ErrorContext, 'errorId'>) => {
-    const id = errorId()
-    try {
-      onError(error, { ...context, errorId: id })
-    } catch {
-      // An onError that throws must not turn one failure into two.
-    }
-    return id
-  }
-}
-
 /**
  * The runtime of one server definition with the services it is given and the extensions it serves: what
  * the exchange core answers requests with. Entries build it through createRuntime (src/compose/runtime.ts),
@@ -47,7 +30,7 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
   const secret = options.requestState?.secret
   // Checked now, so that a short secret fails at start-up rather than on first use (a source's, when asked).
   if (typeof secret !== 'function') assertSecretLength(secret)
-  const report = reporter(options.onError ?? defaultOnError)
+  const report = reporter(options.onError ?? logError, options.telemetry)
   const backplane = options.backplane ?? memoryBackplane({ onError: (e) => report(e, { during: 'listen delivery' }) })
   const publish = async (event: ChangeEvent) => {
     try {

@@ -123,6 +123,21 @@ export interface Telemetry {
    * it has answered (the transport has `waitUntil`: Workers, Lambda), and handed to `waitUntil`.
    */
   flush?(): Promise<void>
+  /** The trace and span the caller runs in, if one is recorded: errors reported there carry them (ErrorContext). */
+  current?(): { readonly traceId: string; readonly spanId: string } | undefined
+  /** The caller's trace context as a W3C traceparent: kept with durable work it starts (a task), to link back to. */
+  traceparent?(): string | undefined
+  /**
+   * Watches a run of durable work (a task's handler), maybe in another process long after the request that
+   * made it, whose traceparent `link` is. `end` takes the error type, if it failed.
+   */
+  work?(name: string, attributes: Readonly<Record<string, string>>, link: string | undefined): WorkWatch | undefined
+}
+
+/** One run of durable work being watched. */
+export interface WorkWatch {
+  run<T>(fn: () => T): T
+  end(errorType: string | undefined): void
 }
 
 /** One request being watched. */
@@ -140,9 +155,14 @@ export interface ErrorContext {
    */
   readonly errorId?: string | undefined
   readonly method?: string | undefined
+  /** The tool called, when the error happened in a tools/call (or its task). */
+  readonly tool?: string | undefined
   readonly requestId?: JsonRpcId | undefined
   /** What failed outside a request's own handler: `publish`, `waitUntil`, `backplane`, ... */
   readonly during?: string | undefined
+  /** The trace and span the error happened in, when telemetry traces it: what joins this entry to its trace. */
+  readonly traceId?: string | undefined
+  readonly spanId?: string | undefined
 }
 
 /** A server definition together with the services it runs with: what the exchange core works from. */

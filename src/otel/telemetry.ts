@@ -4,12 +4,12 @@
  * registered, the API's no-op tracer and meter make this cost a few allocations per request.
  */
 import {
-  context, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type MeterProvider, type TracerProvider,
+  context, isSpanContextValid, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type MeterProvider, type SpanContext, type TracerProvider,
 } from '@opentelemetry/api'
 import type { Answer, RequestWatch, Telemetry, Transport } from '../exchange/types.js'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import { endAttributes, serverAttributes, spanName, startAttributes } from './attributes.js'
-import { parentOf } from './trace-context.js'
+import { parentOf, parseTraceparent } from './trace-context.js'
 
 export interface OpenTelemetryOptions {
   /** Default: the globally registered one (`trace.setGlobalTracerProvider`, what an SDK's start does). */
@@ -89,10 +89,42 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
         },
       }
     },
+    current() {
+      const span = activeSpan()
+      return span && { traceId: span.traceId, spanId: span.spanId }
+    },
+    traceparent() {
+      const span = activeSpan()
+      return span && `00-${span.traceId}-${span.spanId}-0${span.traceFlags & 1}`
+    },
+    work(name, attributes, link) {
+      // A trace of its own, linked to the request that made the work and to the one that runs it now, if any.
+      const made = parseTraceparent(link, undefined)
+      const now = activeSpan()
+      const links = [made, now?.spanId === made?.spanId ? undefined : now].filter((c) => c !== undefined).map((c) => ({ context: c }))
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, ROOT_CONTEXT)
+      const inside = trace.setSpan(ROOT_CONTEXT, span)
+      return {
+        run: (fn) => context.with(inside, fn),
+        end(errorType) {
+          if (errorType !== undefined) {
+            span.setAttribute('error.type', errorType)
+            span.setStatus({ code: SpanStatusCode.ERROR })
+          }
+          span.end()
+        },
+      }
+    },
     async flush() {
       await Promise.all([forceFlush(tracerProvider), forceFlush(options.meterProvider ?? metrics.getMeterProvider())])
     },
   }
+}
+
+/** The span the caller runs in, when it has valid ids. */
+function activeSpan(): SpanContext | undefined {
+  const span = trace.getSpan(context.active())?.spanContext()
+  return span && isSpanContextValid(span) ? span : undefined
 }
 
 /** An SDK's providers can flush; the API's interfaces cannot say so (and the global tracer provider is a proxy). */

@@ -7,7 +7,7 @@ import { invalidParams } from '../protocol/errors.js'
 import { isObject, notification, type JsonObject, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { newTask, workLimits, type WorkLimitOptions, type WorkLimits } from '../tasks/records.js'
-import { durableWork, startTask, type Work } from '../tasks/runner.js'
+import { durableWork, startTask, workOf, type Work } from '../tasks/runner.js'
 import { runsAsTask } from '../tasks/decide.js'
 import { change, keepNew, newHolder, taskTopic, type DurableWork, type TaskService } from '../tasks/service.js'
 import { follow } from './follow.js'
@@ -108,10 +108,7 @@ function resumableRequests(options: ResumableOptions, limits: WorkLimits, store:
     if (!input.ok) return input.result
     // A retry of a multi-round-trip request may be resumable too: its answers go with it into the runner.
     const round = await openRound(c)
-    const work: Work = {
-      tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}),
-      resumable: { digest: await round.digest(), progressToken: c.progressToken, logLevel: c.logLevel },
-    }
+    const work: Work = { ...workOf(c, name, args), resumable: { digest: await round.digest(), progressToken: c.progressToken, logLevel: c.logLevel } }
     const holder = newHolder()
     const made = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, { answers: { ...round.responses, ...round.gathered }, memo: round.memo })
     const task = waited(made, waitMs)

@@ -10,7 +10,7 @@ import { callTool, checkArguments, invokeTool, listTools as coreListTools, type 
 import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, positive, TASK_ID, taskFields, workLimits, type TaskSettings, type WorkLimitOptions } from './records.js'
-import { durableWork, startTask, type Work } from './runner.js'
+import { durableWork, startTask, workOf } from './runner.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
 import { declared, runsAsTask } from './decide.js'
 import { cancelTask, change, keepNew, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
@@ -123,7 +123,7 @@ const taskCall = (service: TaskService): MethodDescriptor<ToolCall> => ({
       })
       if (!seed) return before
     }
-    const work: Work = { tool: name, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}) }
+    const work = workOf(c, name, args)
     const holder = newHolder()
     const task = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, seed)
     // Durable before it is announced: an immediate tasks/get on any instance finds it.

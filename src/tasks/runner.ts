@@ -23,6 +23,8 @@ export interface Work {
   readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
   /** What the token of the request that made it said: the handler sees it as `ctx.auth` (never the token itself). */
   readonly auth?: AuthInfo | undefined
+  /** The trace context (W3C traceparent) of the request that made it, which its runs link back to. */
+  readonly trace?: string | undefined
   /** Set when a resumable request runs it (src/resumable/): its messages are kept, and input ends it. */
   readonly resumable?: {
     /** The digest of the request's params, which the requestState of an input_required result names. */
@@ -30,6 +32,12 @@ export interface Work {
     readonly progressToken?: string | number | undefined
     readonly logLevel?: LogLevel | undefined
   } | undefined
+}
+
+/** What a call leaves for its task's runner: the tool and its arguments, who asked and how, and the trace it was asked in. */
+export function workOf(c: Call, tool: string, args: JsonObject): Work {
+  const trace = c.runtime.telemetry?.traceparent?.()
+  return { tool, arguments: args, version: c.profile.version, client: c.client, ...(c.auth ? { auth: c.auth } : {}), ...(trace ? { trace } : {}) }
 }
 
 /**
@@ -106,7 +114,7 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
     }
     : () => {}
   try {
-    const outcome = await execute(runtime, task, cancel, host, emit)
+    const outcome = await traced(runtime, task, host, () => execute(runtime, task, cancel, host, emit))
     await kept
     if (overflow) await tooLarge(overflow)
     else if ('requests' in outcome) await change(runtime, service, id, (t) => park(t, settings, holder, outcome.requests, outcome.answers, outcome.memo)).catch(tooLarge)
@@ -118,6 +126,21 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
     service.running.delete(id)
     await (await watching)?.close().catch((e) => runtime.report(e, { during: 'task watch close', requestId: id }))
   }
+}
+
+/**
+ * One run of the task's handler as a span of its own (`execute_tool {tool}`), linked to the request that
+ * made the task: a run may happen in another process, invocation or Durable Object, long after.
+ */
+async function traced(runtime: Runtime, task: TaskRecord, host: TaskHost, run: () => Promise<Outcome>): Promise<Outcome> {
+  const { telemetry } = runtime
+  const work = task.work as unknown as Work
+  const watch = telemetry?.work?.(`execute_tool ${work.tool}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': work.tool, 'mcp.task.id': task.id }, work.trace)
+  if (!watch) return run()
+  const outcome = await watch.run(run)
+  watch.end('error' in outcome ? String(outcome.error.code) : 'result' in outcome && outcome.result.isError === true ? 'tool_error' : undefined)
+  if (telemetry!.flush && host.waitUntil) host.waitUntil(telemetry!.flush().catch((e: unknown) => void runtime.report(e, { during: 'telemetry' })))
+  return outcome
 }
 
 const RAN_OUT = 'The task ran out of time: the platform stops the invocation that ran it'
@@ -153,7 +176,7 @@ async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation,
     if (e instanceof InputRequired && resumable) return { result: await inputRequiredResult(runtime, round, e.requests) }
     if (e instanceof InputRequired) return { requests: e.requests as unknown as JsonObject, answers: round.gathered, memo: round.memo }
     if (e instanceof McpError) return { error: errorObject(e) }
-    const errorId = runtime.report(e, { method: call.method, requestId: task.id })
+    const errorId = runtime.report(e, { method: call.method, tool: work.tool, requestId: task.id })
     return { error: { code: INTERNAL_ERROR, message: `Internal error (error id ${errorId})` } }
   }
 }

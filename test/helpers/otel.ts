@@ -51,6 +51,9 @@ export interface OtlpSpan {
   name: string
   kind: number
   attributes: { key: string; value: { stringValue?: string; intValue?: string | number } }[]
+  links?: { traceId: string; spanId: string; flags?: number }[]
+  /** The service.name of the process that sent it. */
+  service: string
 }
 
 export interface OtlpReceiver {
@@ -76,7 +79,10 @@ export function otlpReceiver(): Promise<OtlpReceiver> {
       contentTypes.add(String(req.headers['content-type']))
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       if (req.url === '/v1/traces') {
-        for (const r of body.resourceSpans ?? []) for (const s of r.scopeSpans ?? []) spans.push(...s.spans)
+        for (const r of body.resourceSpans ?? []) {
+          const service = r.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value?.stringValue
+          for (const s of r.scopeSpans ?? []) spans.push(...s.spans.map((span: OtlpSpan) => ({ ...span, service })))
+        }
       } else if (req.url === '/v1/metrics') {
         for (const r of body.resourceMetrics ?? []) for (const s of r.scopeMetrics ?? []) for (const m of s.metrics ?? []) metricNames.add(m.name)
       }

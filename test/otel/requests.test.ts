@@ -5,7 +5,7 @@
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createFetchHandler, McpServer, ToolError } from '../../src/index.js'
 import { openTelemetry } from '../../src/otel/index.js'
 import { otelSdk, type OtelSdk } from '../helpers/otel.js'
@@ -29,6 +29,9 @@ const definition = () => new McpServer({ name: 'traced', version: '1.0.0' })
     ctx.progress(0, 1)
     await new Promise((resolve) => setTimeout(resolve, 50))
     return 'late'
+  })
+  .tool('crashes', { description: 'An unexpected exception' }, () => {
+    throw new Error('connection string leaked')
   })
   .prompt('greet', { description: 'Greets' }, () => 'hello')
 
@@ -319,6 +322,44 @@ describe('the duration metric', () => {
     expect(echo.value.sum).toBeLessThan(5)
     expect(echo.value.buckets.boundaries).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
     expect(points.find((p) => p.attributes['gen_ai.tool.name'] === 'refuses')?.attributes['error.type']).toBe('tool_error')
+  })
+})
+
+describe('the default error log', () => {
+  it('writes one JSON line per error, with the error id the client got, the method, tool and request, and the trace and span ids', async () => {
+    const mcp = handler()
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const { body } = await rpc(mcp, 'tools/call', { name: 'crashes', arguments: {}, _meta: { ...META_2026(), traceparent: TRACEPARENT } }, { id: 'r-9' })
+      const errorId = /error id ([0-9a-f]{8})/.exec(body.result.content[0].text)![1]
+      expect(spy).toHaveBeenCalledTimes(1)
+      const line = spy.mock.calls[0]![0] as string
+      expect(line).not.toContain('\n')
+      expect(JSON.parse(line)).toEqual({
+        level: 'error', logger: 'mcp-edge', errorId, method: 'tools/call', tool: 'crashes', requestId: 'r-9',
+        traceId: TRACE_ID, spanId: only('tools/call crashes').spanContext().spanId,
+        error: { type: 'Error', message: 'connection string leaked', stack: expect.stringContaining('connection string leaked') },
+      })
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it('says what was thrown when it was not an Error, and leaves the trace out where none is recorded', async () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const mcp = createFetchHandler(new McpServer({ name: 'p', version: '1.0.0' }).tool('odd', { description: 'Throws a string' }, () => {
+        throw 'plain string' // eslint-disable-line no-throw-literal
+      }), { telemetry: openTelemetry() })
+      // No SDK registered: the API's no-op span has no valid ids to log.
+      await rpc(mcp, 'tools/call', { name: 'odd', arguments: {}, _meta: META_2026() })
+      expect(JSON.parse(spy.mock.calls[0]![0] as string)).toEqual({
+        level: 'error', logger: 'mcp-edge', errorId: expect.any(String), method: 'tools/call', tool: 'odd', requestId: 1,
+        error: { type: 'string', message: 'plain string' },
+      })
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
 

@@ -15,7 +15,7 @@ const ROOT = process.cwd()
 export const COMPILERS = ['typescript', 'typescript-5'] as const
 
 /** What README snippets import besides mcp-edge, the types to check them with, and the bundler. */
-const README_NEEDS = ['zod', 'hono', 'ioredis', ...COMPILERS, '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider', 'esbuild']
+const README_NEEDS = ['zod', 'hono', 'ioredis', '@opentelemetry/api', ...COMPILERS, '@types/node', '@cloudflare/workers-types', '@cloudflare/workers-oauth-provider', 'esbuild']
 
 export interface Compiler {
   name: (typeof COMPILERS)[number]

@@ -271,8 +271,12 @@ describe('the task object\'s alarm', () => {
         expect(stored).toEqual(task)
         if (retried === 'at expiry') expect(alarm).toBe(task.expiresAt)
         else expect(alarm! - Date.now()).toSatisfy((left: number) => left > 50_000 && left <= 60_000)
-        const checks = spy.mock.calls.filter(([, context]) => (context as { requestId?: string } | undefined)?.requestId === task.id)
-        expect(checks).toEqual([['mcp-edge:', { during: 'task lease check', requestId: task.id, errorId: expect.any(String) }, expect.objectContaining({ message: 'storage refused the write' })]])
+        // The default onError's lines: one JSON object each.
+        const checks = spy.mock.calls.map(([line]) => (typeof line === 'string' && line.startsWith('{') ? JSON.parse(line) : undefined)).filter((entry) => entry?.requestId === task.id)
+        expect(checks).toEqual([{
+          level: 'error', logger: 'mcp-edge', during: 'task lease check', requestId: task.id, errorId: expect.stringMatching(/^[0-9a-f]{8}$/),
+          error: { type: 'Error', message: 'storage refused the write', stack: expect.stringContaining('storage refused the write') },
+        }])
       }
     } finally {
       spy.mockRestore()

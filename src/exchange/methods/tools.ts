@@ -58,14 +58,14 @@ export async function invokeTool(call: Call, entry: ToolEntry, name: string, inp
     // A handler stopped by its signal (client gone, task cancelled) has failed as asked: nothing to report.
     if (call.transport.cancel.aborted) return toolError(`Tool ${name} was stopped before it finished`)
     // The message of an unexpected exception may hold what the model must not see (a connection string).
-    const errorId = call.runtime.report(e, { method: call.method, requestId: call.id })
+    const errorId = call.runtime.report(e, { method: call.method, tool: name, requestId: call.id })
     return toolError(`Tool ${name} failed unexpectedly (error id ${errorId})`)
   }
   if (entry.output && !result.isError) {
     const checked = await entry.output.validate(result.structuredContent)
     if (!checked.ok) {
       const problem = new Error(`tool ${name} returned structuredContent that does not match its outputSchema: ${checked.issues.join('; ')}`)
-      const errorId = call.runtime.report(problem, { method: call.method, requestId: call.id })
+      const errorId = call.runtime.report(problem, { method: call.method, tool: name, requestId: call.id })
       throw new McpError(INTERNAL_ERROR, `Tool ${name} returned a result that does not match its outputSchema (error id ${errorId})`)
     }
   }
