@@ -33,10 +33,13 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
   const report = reporter(options.onError ?? logError, options.telemetry)
   const backplane = options.backplane ?? memoryBackplane({ onError: (e) => report(e, { during: 'listen delivery' }) })
   const publish = async (event: ChangeEvent) => {
+    const traced = options.telemetry?.publish?.(event)
     try {
-      await backplane.publish(event)
+      await backplane.publish(traced?.event ?? event)
+      traced?.end()
       return true
     } catch (e) {
+      traced?.end(e)
       report(e, { during: 'publish' })
       return false
     }

@@ -2,7 +2,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/c
 import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import type { Answer, Call, Runtime, Stage, Transport } from './types.js'
+import type { Answer, Call, RequestWatch, Runtime, Stage, Transport } from './types.js'
 import { checkMethodHeaders, checkParamHeaders, type HeaderSource } from './headers.js'
 import { spokenVersion } from './version.js'
 
@@ -39,8 +39,8 @@ export const MAX_DEPTH = 64
 export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { telemetry } = runtime
   const watch = telemetry && guarded(runtime, () => telemetry.request(message, transport))
-  if (!watch) return answer(runtime, message, transport)
-  return watch.run(() => answer(runtime, message, transport)).then((done) => {
+  if (!watch) return answer(runtime, message, transport, undefined)
+  return watch.run(() => answer(runtime, message, transport, watch)).then((done) => {
     guarded(runtime, () => watch.end(done))
     if (telemetry.flush && transport.waitUntil) {
       transport.waitUntil(telemetry.flush().catch((e: unknown) => void runtime.report(e, { during: 'telemetry' })))
@@ -59,7 +59,7 @@ function guarded<T>(runtime: Runtime, watch: () => T): T | undefined {
   }
 }
 
-function answer(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
+function answer(runtime: Runtime, message: JsonRpcRequest, transport: Transport, watch: RequestWatch | undefined): Promise<Answer> {
   const { id } = message
   let profile: Profile | undefined
   let stage: Stage = 'envelope'
@@ -88,6 +88,7 @@ function answer(runtime: Runtime, message: JsonRpcRequest, transport: Transport)
       client: { info: envelope?.clientInfo, capabilities: envelope?.clientCapabilities ?? {} },
       logLevel: envelope?.logLevel,
       progressToken: envelope ? envelope.progressToken : legacyProgressToken(params),
+      watch,
     }
     stage = 'method'
     const target = descriptor.target?.(call)

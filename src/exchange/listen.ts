@@ -5,7 +5,7 @@ import type { Profile } from '../protocol/profiles.js'
 import { isResync, listChanged, resourceUpdated, type ChangeEvent, type Resync, type Subscription } from '../state/backplane.js'
 import { clientShare } from './client-share.js'
 import type { OpenStream } from './open-streams.js'
-import type { Call, ListenAsker, ListenField, MethodDescriptor, Runtime, Transport } from './types.js'
+import type { Call, ListenAsker, ListenField, MethodDescriptor, RequestWatch, Runtime, Transport } from './types.js'
 
 const MAX_NAMED = 1000
 
@@ -130,6 +130,7 @@ class ListenStream implements OpenStream, ListenAsker {
   readonly profile: Profile
   readonly principal: string | undefined
   readonly id: JsonRpcId
+  readonly watch: RequestWatch | undefined
   /** When the stream's lifetime or its transport's deadline is over, whichever comes first. */
   readonly expires: number
   #subscription: Subscription | undefined
@@ -145,12 +146,13 @@ class ListenStream implements OpenStream, ListenAsker {
     if (this.#done) return
     if (this.#early) return void this.#early.push(event)
     const { plan } = this
+    const field = isResync(event) ? undefined : plan.fields[plan.topics.indexOf(event.topic)]
+    if (field || isResync(event)) this.watch?.delivered?.(event)
     if (isResync(event)) {
       for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, this)) this.#send(n)
-      return
+    } else if (field) {
+      for (const n of field.notifications(event, plan.honoured[field.key], this)) this.#send(n)
     }
-    const field = plan.fields[plan.topics.indexOf(event.topic)]
-    if (field) for (const n of field.notifications(event, plan.honoured[field.key], this)) this.#send(n)
   }
 
   constructor(
@@ -165,6 +167,7 @@ class ListenStream implements OpenStream, ListenAsker {
     this.profile = call.profile
     this.principal = call.principal
     this.id = call.id
+    this.watch = call.watch
     this.expires = Math.min(Date.now() + runtime.maxListenMs, transport.deadline ?? Infinity)
   }
 

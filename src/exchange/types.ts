@@ -11,7 +11,7 @@ import type { Profile } from '../protocol/profiles.js'
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js'
 import type { Asker, AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
-import type { Backplane, ChangeEvent } from '../state/backplane.js'
+import type { Backplane, ChangeEvent, Resync } from '../state/backplane.js'
 import type { TaskStore } from '../state/tasks.js'
 import type { UsedStates } from '../state/used-states.js'
 import type { Cancellation } from './cancellation.js'
@@ -132,6 +132,11 @@ export interface Telemetry {
    * made it, whose traceparent `link` is. `end` takes the error type, if it failed.
    */
   work?(name: string, attributes: Readonly<Record<string, string>>, link: string | undefined): WorkWatch | undefined
+  /**
+   * A change is about to be published: what is sent instead (the change with its trace context, so that
+   * deliveries can link to it), and what hears how the publish went.
+   */
+  publish?(event: ChangeEvent): { readonly event: ChangeEvent; end(error?: unknown): void } | undefined
 }
 
 /** One run of durable work being watched. */
@@ -146,6 +151,8 @@ export interface RequestWatch {
   run<T>(fn: () => T): T
   /** The request was answered (a stream: it ended). */
   end(answer: Answer): void
+  /** A listen stream was sent a change (or a refetch cue after a possible gap). */
+  delivered?(event: ChangeEvent | Resync): void
 }
 
 export interface ErrorContext {
@@ -248,6 +255,8 @@ export interface Call extends Asker {
   readonly progressToken?: string | number | undefined
   readonly runtime: Runtime
   readonly transport: Transport
+  /** @internal What watches this request, when telemetry does (a listen stream tells it of deliveries). */
+  readonly watch?: RequestWatch | undefined
 }
 
 /**

@@ -9,6 +9,8 @@ import { isObject, type JsonObject } from '../protocol/jsonrpc.js'
 export interface ChangeEvent {
   readonly topic: string
   readonly data?: JsonObject | undefined
+  /** The trace context (W3C traceparent) of its publish, when traced: a delivery links back to it. */
+  readonly trace?: string | undefined
 }
 
 /** Delivered to a subscriber that may have missed events (a backplane connection came back). */
@@ -71,8 +73,10 @@ export function parseEvent(text: string): ChangeEvent | undefined {
     return undefined
   }
   if (!isObject(event) || typeof event.topic !== 'string' || event.topic === '') return undefined
-  if (event.data === undefined) return { topic: event.topic }
-  return isObject(event.data) ? { topic: event.topic, data: event.data } : undefined
+  if (event.data !== undefined && !isObject(event.data)) return undefined
+  // A traceparent is 55 characters; anything else there is dropped, not the change.
+  const trace = typeof event.trace === 'string' && event.trace.length <= 128 ? event.trace : undefined
+  return { topic: event.topic, ...(event.data === undefined ? {} : { data: event.data }), ...(trace === undefined ? {} : { trace }) }
 }
 
 export interface LocalFanout extends Backplane {

@@ -24,7 +24,7 @@ const MAY: Record<string, readonly string[]> = {
   compose: ['protocol', 'server', 'state', 'exchange'],
   http: ['protocol', 'server', 'state', 'exchange', 'auth', 'compose'],
   // OpenTelemetry, behind its own entry (mcp-edge/otel): the core only knows the Telemetry it is given.
-  otel: ['protocol', 'exchange'],
+  otel: ['protocol', 'state', 'exchange'],
   entry: ['protocol', 'server', 'state', 'exchange', 'auth', 'tasks', 'resumable', 'compose', 'http'],
 }
 const ENTRIES = ['src/index.ts', 'src/core.ts', 'src/otel/index.ts']

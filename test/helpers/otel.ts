@@ -20,6 +20,8 @@ export interface OtelSdk {
   spans(): ReadableSpan[]
   /** The data points of one histogram, collected now. */
   histogram(name: string): Promise<DataPoint<Histogram>[]>
+  /** The values of a counter's (or up-down counter's) data points, collected now. */
+  sums(name: string): Promise<number[]>
   shutdown(): Promise<void>
 }
 
@@ -28,15 +30,16 @@ export function otelSdk(): OtelSdk {
   const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] })
   const reader = new OnDemandReader()
   const meterProvider = new MeterProvider({ readers: [reader] })
+  const points = async (name: string) => {
+    const { resourceMetrics } = await reader.collect()
+    return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)?.dataPoints ?? []
+  }
   return {
     tracerProvider,
     meterProvider,
     spans: () => exporter.getFinishedSpans(),
-    async histogram(name) {
-      const { resourceMetrics } = await reader.collect()
-      const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)
-      return (metric?.dataPoints ?? []) as DataPoint<Histogram>[]
-    },
+    histogram: async (name) => (await points(name)) as DataPoint<Histogram>[],
+    sums: async (name) => ((await points(name)) as DataPoint<number>[]).map((p) => p.value),
     shutdown: async () => {
       await tracerProvider.shutdown()
       await meterProvider.shutdown()

@@ -41,7 +41,7 @@ describe('onError and what the client sees', () => {
     expect(text).not.toContain('hunter2')
     expect(errors).toHaveLength(1)
     expect(errors[0]!.error).toMatchObject({ message: SECRET })
-    expect(errors[0]!.context).toEqual({ errorId: idIn(text), method: 'tools/call', requestId: 41 })
+    expect(errors[0]!.context).toEqual({ errorId: idIn(text), method: 'tools/call', tool: 'crash', requestId: 41 })
   })
 
   it('a ToolError reaches the model with its message, and is no error of the server', async () => {

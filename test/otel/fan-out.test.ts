@@ -1,0 +1,122 @@
+/**
+ * Changes traced from the publish to the streams they reach: a publish is a PRODUCER span in the trace of
+ * the request that made the change, its context travels with the change through the backplane, and a listen
+ * stream's span links to every change it delivered and counts them. In one process (the memory backplane),
+ * and across two `npm start` processes sharing Redis, each exporting to one OTLP receiver.
+ */
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createFetchHandler, McpServer, memoryBackplane } from '../../src/index.js'
+import { openTelemetry } from '../../src/otel/index.js'
+import { until } from '../helpers/async.js'
+import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
+import { otelSdk, otlpReceiver, type OtlpReceiver, type OtlpSpan } from '../helpers/otel.js'
+import { REDIS_URL } from '../helpers/redis.js'
+import { META_2026, openListen, rpc } from '../helpers/server.js'
+
+const TRACE_ID = 'c0ffee00c0ffee00c0ffee00c0ffee00'
+const traceparent = (span: string) => `00-${TRACE_ID}-${span}-01`
+
+const manager = new AsyncLocalStorageContextManager()
+beforeAll(() => void context.setGlobalContextManager(manager.enable()))
+afterAll(() => context.disable())
+
+describe('a change in one process', () => {
+  it('is published in a PRODUCER span of the request that made it, and the listen span links to it and counts it', async () => {
+    const sdk = otelSdk()
+    const server = new McpServer({ name: 'changes', version: '1.0.0' }).tool('bump', { description: 'Changes the tools' }, async (_args, ctx) => {
+      await ctx.notify.toolsChanged()
+      return 'bumped'
+    })
+    const backplane = memoryBackplane()
+    const mcp = createFetchHandler(server, { backplane, telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) })
+    try {
+      const listen = await openListen(mcp, { toolsListChanged: true })
+      expect(await listen.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' })
+      // A change the stream did not ask for is no delivery.
+      await mcp.notify.promptsChanged()
+      await rpc(mcp, 'tools/call', { name: 'bump', arguments: {}, _meta: { ...META_2026(), traceparent: traceparent('1000000000000001') } })
+      expect(await listen.next()).toMatchObject({ method: 'notifications/tools/list_changed' })
+      // A refetch cue after a possible gap is counted apart.
+      backplane.resync()
+      expect(await listen.next()).toMatchObject({ method: 'notifications/tools/list_changed' })
+      expect(await sdk.sums('mcp.server.listen.resyncs')).toEqual([1])
+      expect(await sdk.sums('mcp.server.listen.streams')).toEqual([1])
+      await listen.cancel()
+      await until(() => sdk.spans().some((s) => s.name === 'subscriptions/listen'))
+
+      const call = sdk.spans().find((s) => s.name === 'tools/call bump')!
+      const publishes = sdk.spans().filter((s) => s.kind === SpanKind.PRODUCER)
+      expect(publishes).toHaveLength(2)
+      const publish = publishes.find((s) => s.parentSpanContext?.spanId === call.spanContext().spanId)!
+      expect(publish.name).toMatch(/^publish /)
+      expect(publish.attributes).toMatchObject({ 'messaging.operation.type': 'send', 'messaging.destination.name': expect.any(String) })
+      expect(publish.spanContext().traceId).toBe(TRACE_ID)
+      expect(publish.parentSpanContext?.spanId).toBe(call.spanContext().spanId)
+      const stream = sdk.spans().find((s) => s.name === 'subscriptions/listen')!
+      expect(stream.links.map((l) => l.context.spanId)).toEqual([publish.spanContext().spanId])
+      expect(stream.attributes['mcp.listen.deliveries']).toBe(1)
+      expect(await sdk.sums('mcp.server.listen.streams')).toEqual([0])
+      expect(await sdk.sums('mcp.server.listen.deliveries')).toEqual([1])
+      const published = await sdk.histogram('mcp.server.publish.duration')
+      expect(published.map((p) => [p.attributes, p.value.count])).toEqual([[{}, 2]])
+    } finally {
+      await mcp.close()
+      await sdk.shutdown()
+    }
+  })
+})
+
+describe('a publish that fails', () => {
+  it('marks its span and the duration with the error', async () => {
+    const sdk = otelSdk()
+    const backplane = memoryBackplane()
+    backplane.publish = async () => {
+      throw new TypeError('the backplane is down')
+    }
+    const mcp = createFetchHandler(new McpServer({ name: 'down', version: '1.0.0' }), {
+      backplane, onError: () => {}, telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }),
+    })
+    try {
+      expect(await mcp.notify.toolsChanged()).toBe(false)
+      const [span] = sdk.spans()
+      expect(span).toMatchObject({ kind: SpanKind.PRODUCER, attributes: { 'error.type': 'TypeError' }, status: { code: SpanStatusCode.ERROR } })
+      expect((await sdk.histogram('mcp.server.publish.duration')).map((p) => p.attributes)).toEqual([{ 'error.type': 'TypeError' }])
+    } finally {
+      await mcp.close()
+      await sdk.shutdown()
+    }
+  })
+})
+
+describe('a change across processes', () => {
+  const started: EverythingProcess[] = []
+  let otlp: OtlpReceiver | undefined
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((p) => p.stop()))
+    await otlp?.close()
+  })
+
+  it('reaches a stream on another process, whose span links to the publish', async () => {
+    otlp = await otlpReceiver()
+    const env = {
+      REDIS_URL, REDIS_PREFIX: `otel-${crypto.randomUUID()}:`, MCP_REQUEST_STATE_SECRET: 'f'.repeat(32),
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100',
+    }
+    const [a, b] = await Promise.all([startEverythingProcess({ ...env, OTEL_SERVICE_NAME: 'a' }), startEverythingProcess({ ...env, OTEL_SERVICE_NAME: 'b' })])
+    started.push(a!, b!)
+    const listen = await openListen((r) => fetch(new Request(b!.url, r)), { toolsListChanged: true })
+    expect(await listen.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' })
+    await rpc(fetch, 'tools/call', { name: 'test_trigger_tool_change', arguments: {}, _meta: { ...META_2026(), traceparent: traceparent('2000000000000002') } }, { url: a!.url })
+    expect(await listen.next()).toMatchObject({ method: 'notifications/tools/list_changed' })
+    await listen.cancel()
+    const find = (service: string, kind: number) => otlp!.spans.filter((s) => s.service === service && s.kind === kind)
+    // OTLP's kinds: 2 SERVER, 4 PRODUCER.
+    await until(() => find('a', 4).length === 1 && find('b', 2).some((s) => s.name === 'subscriptions/listen'), 10_000)
+    const [publish] = find('a', 4) as [OtlpSpan]
+    expect(publish.traceId).toBe(TRACE_ID)
+    const stream = find('b', 2).find((s) => s.name === 'subscriptions/listen')!
+    expect(stream.links?.map((l) => [l.traceId, l.spanId])).toEqual([[TRACE_ID, publish.spanId]])
+  }, 30_000)
+})
