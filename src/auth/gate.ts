@@ -30,8 +30,11 @@ const EXPIRY_LEEWAY_SEC = 30
 
 /** Authorization turned on: its options, and the gate the HTTP handler makes of them. */
 export interface Authorization extends AuthOptions {
-  /** @internal The gate of one handler; `report` hands an error to its onError and returns the error id. */
-  gate(report: (error: unknown) => string): AuthGate
+  /**
+   * @internal The gate of one handler; `report` hands an error to its onError and returns the error id,
+   * `refused` is told of every refusal (for telemetry).
+   */
+  gate(report: (error: unknown) => string, refused?: (refusal: Refusal) => void): AuthGate
 }
 
 const issuersOf = (options: AuthOptions) => options.authorizationServers ?? options.verify?.issuers ?? []
@@ -53,15 +56,18 @@ const issuersOf = (options: AuthOptions) => options.authorizationServers ?? opti
 export function bearerAuth(options: AuthOptions): Authorization {
   // Checked now, so that a deployment without one fails at start-up.
   if (issuersOf(options).length === 0) throw new Error('auth.authorizationServers must name at least one authorization server (RFC 9728)')
-  return { ...options, gate: (report) => authGate(options, report) }
+  return { ...options, gate: (report, refused) => authGate(options, report, refused) }
 }
 
-function authGate(options: AuthOptions, report: (error: unknown) => string): AuthGate {
+function authGate(options: AuthOptions, report: (error: unknown) => string, refused?: (refusal: Refusal) => void): AuthGate {
   const issuers = issuersOf(options)
   const metadata = resourceMetadata(options, issuers)
   const baseline = options.scopes ?? []
   const implies = impliedBy(options.scopeImplies)
-  const refuse = (refusal: Refusal) => challengeResponse(refusal, metadata.url)
+  const refuse = (refusal: Refusal) => {
+    refused?.(refusal)
+    return challengeResponse(refusal, metadata.url)
+  }
 
   const identify = (found: Verified): Identity | Response => {
     const { subject, issuer, clientId } = found

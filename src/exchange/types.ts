@@ -137,6 +137,8 @@ export interface Telemetry {
    * deliveries can link to it), and what hears how the publish went.
    */
   publish?(event: ChangeEvent): { readonly event: ChangeEvent; end(error?: unknown): void } | undefined
+  /** A task entered a status (`task`: `mcp.task.status`), or a token was refused (`token`: `error.type`, `http.response.status_code`). */
+  count?(what: 'task' | 'token', attributes: Readonly<Record<string, string | number>>): void
 }
 
 /** One run of durable work being watched. */

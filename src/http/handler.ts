@@ -128,7 +128,10 @@ interface HandlerContext {
  */
 export function createFetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
   const runtime = createRuntime(server, options)
-  const gate = options.auth?.gate((e) => runtime.report(e, { during: 'authorization' }))
+  const { telemetry } = runtime
+  const gate = options.auth?.gate((e) => runtime.report(e, { during: 'authorization' }), telemetry?.count && ((refusal) => {
+    telemetry.count!('token', { 'error.type': refusal.error ?? 'no_token', 'http.response.status_code': refusal.status })
+  }))
   const context: HandlerContext = {
     runtime,
     gate,

@@ -17,6 +17,12 @@ export interface Instruments {
   readonly resyncs: Counter
   /** How long the backplane took to take a change, with error.type when it did not. */
   readonly publishDuration: Histogram
+  /** Requests refused over a limit (Overloaded: 429 or 503), by method and whose limit (`mcp.refusal.fault`). */
+  readonly refusals: Counter
+  /** Tasks entering a status (`mcp.task.status`): working at creation, then each change. */
+  readonly tasks: Counter
+  /** Requests whose token was refused, by `error.type` (RFC 6750's code, `no_token` without one). */
+  readonly tokenRefusals: Counter
 }
 
 export function instruments(provider: MeterProvider | undefined): () => Instruments {
@@ -38,6 +44,9 @@ export function instruments(provider: MeterProvider | undefined): () => Instrume
         unit: 's',
         advice: { explicitBucketBoundaries: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2] },
       }),
+      refusals: meter.createCounter('mcp.server.refusals', { description: 'Requests refused over a limit', unit: '{request}' }),
+      tasks: meter.createCounter('mcp.server.task.transitions', { description: 'Tasks entering a status', unit: '{task}' }),
+      tokenRefusals: meter.createCounter('mcp.server.auth.refusals', { description: 'Requests whose token was refused', unit: '{request}' }),
     }
     return made
   }

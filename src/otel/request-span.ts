@@ -4,6 +4,7 @@
  */
 import { context, isSpanContextValid, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext } from '@opentelemetry/api'
 import type { Answer, RequestWatch } from '../exchange/types.js'
+import { Overloaded } from '../protocol/errors.js'
 import { isResync, type ChangeEvent, type Resync } from '../state/backplane.js'
 import { endAttributes } from './attributes.js'
 import type { Instruments } from './instruments.js'
@@ -60,6 +61,7 @@ export class RequestSpan implements RequestWatch {
     const instruments = this.metrics()
     instruments.duration.record((performance.now() - this.#started) / 1000, measured)
     if (method === LISTEN) instruments.streams.add(-1)
+    if (!answer.ok && answer.error instanceof Overloaded) instruments.refusals.add(1, { 'mcp.method.name': String(method), 'mcp.refusal.fault': answer.error.fault })
   }
 }
 

@@ -96,6 +96,12 @@ class OpenTelemetry implements Telemetry {
     }
   }
 
+  count(what: 'task' | 'token', attributes: Readonly<Record<string, string | number>>): void {
+    const { tasks, tokenRefusals } = this.#metrics()
+    const counter = what === 'task' ? tasks : tokenRefusals
+    counter.add(1, attributes)
+  }
+
   async flush(): Promise<void> {
     await Promise.all([forceFlush(this.#tracerProvider), forceFlush(this.options.meterProvider ?? metrics.getMeterProvider())])
   }

@@ -61,6 +61,7 @@ export async function keepNew(call: Call, service: TaskService, task: TaskRecord
   checkSize(task, service.settings, what)
   try {
     await service.store.create(task, limits && { client: clientShare(call.principal, call.transport), perClient: limits.perClient, total: limits.total })
+    call.runtime.telemetry?.count?.('task', { 'mcp.task.status': task.status })
   } catch (e) {
     if (!(e instanceof StoreFull)) throw e
     throw new Overloaded(`${e.message}: ${e.fault === 'client' ? 'let one end or expire' : 'try again later'}`, e.fault, FULL_RETRY_SEC)
@@ -84,6 +85,7 @@ export async function change(
     // Only a write that brings data can pass the bound: a renewal or a status change is not measured.
     if (GROWING.some((field) => written[field] !== current[field])) checkSize(written, service.settings, 'The task would be')
     if (!(await service.store.put(written))) continue
+    if (written.status !== current.status) runtime.telemetry?.count?.('task', { 'mcp.task.status': written.status })
     if (written.status !== current.status || written.inputRequests !== current.inputRequests) await announce(runtime, written)
     return { task: written, changed: true }
   }

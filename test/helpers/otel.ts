@@ -22,6 +22,8 @@ export interface OtelSdk {
   histogram(name: string): Promise<DataPoint<Histogram>[]>
   /** The values of a counter's (or up-down counter's) data points, collected now. */
   sums(name: string): Promise<number[]>
+  /** A counter's values by the value of one of its attributes, collected now. */
+  sumsBy(name: string, attribute: string): Promise<Record<string, number>>
   shutdown(): Promise<void>
 }
 
@@ -40,6 +42,7 @@ export function otelSdk(): OtelSdk {
     spans: () => exporter.getFinishedSpans(),
     histogram: async (name) => (await points(name)) as DataPoint<Histogram>[],
     sums: async (name) => ((await points(name)) as DataPoint<number>[]).map((p) => p.value),
+    sumsBy: async (name, attribute) => Object.fromEntries(((await points(name)) as DataPoint<number>[]).map((p) => [String(p.attributes[attribute]), p.value])),
     shutdown: async () => {
       await tracerProvider.shutdown()
       await meterProvider.shutdown()

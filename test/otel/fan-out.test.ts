@@ -7,13 +7,13 @@
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, memoryBackplane } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, McpServer, memoryBackplane } from '../../src/index.js'
 import { openTelemetry } from '../../src/otel/index.js'
 import { until } from '../helpers/async.js'
 import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
 import { otelSdk, otlpReceiver, type OtlpReceiver, type OtlpSpan } from '../helpers/otel.js'
 import { REDIS_URL } from '../helpers/redis.js'
-import { META_2026, openListen, rpc } from '../helpers/server.js'
+import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
 
 const TRACE_ID = 'c0ffee00c0ffee00c0ffee00c0ffee00'
 const traceparent = (span: string) => `00-${TRACE_ID}-${span}-01`
@@ -119,4 +119,40 @@ describe('a change across processes', () => {
     const stream = find('b', 2).find((s) => s.name === 'subscriptions/listen')!
     expect(stream.links?.map((l) => [l.traceId, l.spanId])).toEqual([[TRACE_ID, publish.spanId]])
   }, 30_000)
+})
+
+describe('refusals', () => {
+  it('counts requests refused over a limit by method and whose limit, and tokens refused by their error', async () => {
+    const sdk = otelSdk()
+    const mcp = createFetchHandler(new McpServer({ name: 'limits', version: '1.0.0' }).tool('t', { description: 't' }, () => 't'), {
+      listen: { maxStreams: 1 },
+      telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }),
+    })
+    const guarded = createFetchHandler(new McpServer({ name: 'tokens', version: '1.0.0' }).tool('t', { description: 't' }, () => 't'), {
+      auth: bearerAuth({
+        resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://as.example'],
+        verify: async (token) => (token === 'good' ? { subject: 'ann', claims: {} } : undefined),
+      }),
+      telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }),
+    })
+    try {
+      const first = await openListen(mcp, { toolsListChanged: true })
+      await first.next()
+      const params = { notifications: { toolsListChanged: true }, _meta: META_2026() }
+      const second = await rpc(mcp, 'subscriptions/listen', params, { id: 'listen-2' })
+      expect(second.status).toBe(503)
+      await first.cancel()
+      expect(await sdk.sumsBy('mcp.server.refusals', 'mcp.refusal.fault')).toEqual({ server: 1 })
+      const headers = (token?: string) => ({ ...modernHeaders('tools/list'), ...(token ? { authorization: `Bearer ${token}` } : {}) })
+      expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers() })).status).toBe(401)
+      expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers('bad') })).status).toBe(401)
+      expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers('bad') })).status).toBe(401)
+      expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers('good') })).status).toBe(200)
+      expect(await sdk.sumsBy('mcp.server.auth.refusals', 'error.type')).toEqual({ no_token: 1, invalid_token: 2 })
+    } finally {
+      await mcp.close()
+      await guarded.close()
+      await sdk.shutdown()
+    }
+  })
 })

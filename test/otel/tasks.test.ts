@@ -72,8 +72,12 @@ describe('a task\'s run in one process', () => {
       .tool('invalid', { description: 'A protocol error', task: 'required' }, () => {
         throw new McpError(-32602, 'bad')
       })
-      .tool('fine', { description: 'Works', task: 'required' }, () => 'ok')
-    const mcp = createFetchHandler(server, { extensions: [tasks()], telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider }) })
+      .tool('fine', { description: 'Works, renewing its lease a few times', task: 'required' }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        return 'ok'
+      })
+    // A short lease, renewed every 20 ms: renewals are changes that are no transition.
+    const mcp = createFetchHandler(server, { extensions: [tasks({ leaseMs: 60 })], telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) })
     const pending: Promise<unknown>[] = []
     const client = taskClient((request) => mcp(request, { waitUntil: (p) => void pending.push(p) }))
     try {
@@ -86,6 +90,8 @@ describe('a task\'s run in one process', () => {
       expect(run('invalid').attributes['error.type']).toBe('-32602')
       expect(run('fine').attributes['error.type']).toBeUndefined()
       expect(run('fine').status.code).toBe(SpanStatusCode.UNSET)
+      // A tool error completes its task (with an isError result); a protocol error fails it.
+      expect(await sdk.sumsBy('mcp.server.task.transitions', 'mcp.task.status')).toEqual({ working: 3, completed: 2, failed: 1 })
       // One flush per request (three calls, and the polls) and one per run.
       const requests = sdk.spans().filter((s) => s.kind === SpanKind.SERVER).length
       expect(flushed).toBe(requests + 3)
