@@ -31,6 +31,8 @@ export interface Round {
   /** Digest of the request's own params, computed only when a state is checked or sealed. */
   readonly digest: () => Promise<string>
   readonly principal: string | undefined
+  /** Which round of the request this is: 1 without a requestState. */
+  readonly number: number
 }
 
 const IDENTITY_EXCLUDED = new Set(['_meta', 'inputResponses', 'requestState'])
@@ -53,6 +55,8 @@ export async function openRound(call: Call): Promise<Round> {
       throw rejected('it was used already: each requestState is taken once, so retry from the first round')
     }
   }
+  const number = state === undefined ? 1 : typeof state.r === 'number' ? state.r : 2
+  call.watch?.round?.(number)
   return {
     responses: responses ?? {},
     gathered: { ...state?.a },
@@ -60,6 +64,7 @@ export async function openRound(call: Call): Promise<Round> {
     method,
     digest: paramsDigest,
     principal,
+    number,
   }
 }
 
@@ -96,6 +101,7 @@ export async function inputRequiredResult(runtime: Runtime, round: Round, reques
     ...(runtime.usedStates ? { u: bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16))) } : {}),
     a: round.gathered,
     s: round.memo,
+    r: round.number + 1,
   })
   return { resultType: 'input_required', inputRequests: requests, requestState }
 }

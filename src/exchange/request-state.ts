@@ -25,6 +25,8 @@ export interface StatePayload {
   s: JsonObject
   /** random id, when each state may be used once (requestState.singleUse) */
   u?: string
+  /** the round of the request that brings it back (the first request is round 1); states without it are of round 2 */
+  r?: number
 }
 
 export interface StateCodec {

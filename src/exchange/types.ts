@@ -155,6 +155,8 @@ export interface RequestWatch {
   end(answer: Answer): void
   /** A listen stream was sent a change (or a refetch cue after a possible gap). */
   delivered?(event: ChangeEvent | Resync): void
+  /** Which round of a multi-round-trip request this is (1: the first, without a requestState). */
+  round?(number: number): void
 }
 
 export interface ErrorContext {

@@ -43,6 +43,10 @@ export class RequestSpan implements RequestWatch {
     if (cause) this.span.addLink({ context: cause })
   }
 
+  round(number: number): void {
+    this.span.setAttribute('mcp.request.round', number)
+  }
+
   end(answer: Answer): void {
     const { span, attributes } = this
     const method = attributes['mcp.method.name']

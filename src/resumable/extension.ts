@@ -108,7 +108,7 @@ function resumableRequests(options: ResumableOptions, limits: WorkLimits, store:
     if (!input.ok) return input.result
     // A retry of a multi-round-trip request may be resumable too: its answers go with it into the runner.
     const round = await openRound(c)
-    const work: Work = { ...workOf(c, name, args), resumable: { digest: await round.digest(), progressToken: c.progressToken, logLevel: c.logLevel } }
+    const work: Work = { ...workOf(c, name, args), resumable: { digest: await round.digest(), progressToken: c.progressToken, logLevel: c.logLevel, round: round.number } }
     const holder = newHolder()
     const made = newTask(service.settings, c.principal ?? '', work as unknown as JsonObject, holder, { answers: { ...round.responses, ...round.gathered }, memo: round.memo })
     const task = waited(made, waitMs)

@@ -31,6 +31,8 @@ export interface Work {
     readonly digest: string
     readonly progressToken?: string | number | undefined
     readonly logLevel?: LogLevel | undefined
+    /** Which round of a multi-round-trip request made it (1 when it had no requestState). */
+    readonly round?: number | undefined
   } | undefined
 }
 
@@ -164,6 +166,7 @@ async function execute(runtime: Runtime, task: TaskRecord, cancel: Cancellation,
   }
   const round: Round = {
     responses: {}, gathered: { ...task.answers }, memo: { ...task.memo }, method: call.method, digest: async () => resumable?.digest ?? '', principal,
+    number: resumable?.round ?? 1,
   }
   try {
     const entry = runtime.server.find('tool', work.tool, call)

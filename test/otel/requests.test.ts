@@ -33,6 +33,12 @@ const definition = () => new McpServer({ name: 'traced', version: '1.0.0' })
   .tool('crashes', { description: 'An unexpected exception' }, () => {
     throw new Error('connection string leaked')
   })
+  .tool('two_questions', { description: 'Asks twice, a round each' }, async (_args, ctx) => {
+    const form = { type: 'object', properties: { ok: { type: 'boolean' } } } as const
+    const first = await ctx.elicit('first', { message: 'First?', requestedSchema: form })
+    const second = await ctx.elicit('second', { message: 'Second?', requestedSchema: form })
+    return `${first.action} ${second.action}`
+  })
   .prompt('greet', { description: 'Greets' }, () => 'hello')
 
 let sdk: OtelSdk
@@ -238,6 +244,18 @@ describe('a request as a span', () => {
       headers: { ...headers, traceparent: '00-11111111111111111111111111111111-2222222222222222-01' },
     })
     expect(only('tools/call echo').parentSpanContext?.spanId).toBe('2222222222222222')
+  })
+
+  it('says which round of a multi-round-trip request each request is', async () => {
+    const mcp = handler()
+    const ask = (extra: Record<string, unknown>, id: number) => rpc(mcp, 'tools/call', { name: 'two_questions', arguments: {}, ...extra, _meta: META_2026({ elicitation: {} }) }, { id })
+    const one = await ask({}, 1)
+    expect(one.body.result.resultType).toBe('input_required')
+    const two = await ask({ requestState: one.body.result.requestState, inputResponses: { first: { action: 'accept', content: { ok: true } } } }, 2)
+    expect(two.body.result.resultType).toBe('input_required')
+    const three = await ask({ requestState: two.body.result.requestState, inputResponses: { second: { action: 'decline' } } }, 3)
+    expect(three.body.result.content[0].text).toBe('accept decline')
+    expect(sdk.spans().map((s) => [s.attributes['jsonrpc.request.id'], s.attributes['mcp.request.round']])).toEqual([['1', 1], ['2', 2], ['3', 3]])
   })
 
   it('ignores a malformed traceparent in _meta', async () => {
