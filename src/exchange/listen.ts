@@ -146,13 +146,15 @@ class ListenStream implements OpenStream, ListenAsker {
     if (this.#done) return
     if (this.#early) return void this.#early.push(event)
     const { plan } = this
-    const field = isResync(event) ? undefined : plan.fields[plan.topics.indexOf(event.topic)]
-    if (field || isResync(event)) this.watch?.delivered?.(event)
     if (isResync(event)) {
+      this.watch?.delivered?.(event)
       for (const [field, honoured] of fieldsOf(plan)) for (const n of field.notifications(undefined, honoured, this)) this.#send(n)
-    } else if (field) {
-      for (const n of field.notifications(event, plan.honoured[field.key], this)) this.#send(n)
+      return
     }
+    const field = plan.fields[plan.topics.indexOf(event.topic)]
+    if (!field) return
+    this.watch?.delivered?.(event)
+    for (const n of field.notifications(event, plan.honoured[field.key], this)) this.#send(n)
   }
 
   constructor(

@@ -1,7 +1,6 @@
 /**
  * Where a request's span hangs: the trace context the client put in `_meta` (`traceparent`, `tracestate`,
- * `baggage`, reserved for it by the specification, ../../../shared/spec/DIGEST.md §reserved keys) is its
- * parent; the HTTP request's own context, when it differs, is linked. The deployment's propagator reads both
+ * `baggage`, which the specification reserves for OpenTelemetry trace context) is its parent; the HTTP request's own context, when it differs, is linked. The deployment's propagator reads both
  * (the SDK registers W3C trace context and baggage); where none is registered, W3C trace context is read here.
  */
 import { createTraceState, isSpanContextValid, propagation, trace, type Context, type Link, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
