@@ -21,18 +21,24 @@ export class RequestSpan implements RequestWatch {
   readonly #started = performance.now()
   #deliveries = 0
 
+  /** The context the method runs in: needed once, at its start. */
+  #inside: Context | undefined
+
   constructor(
     private readonly span: Span,
-    private readonly inside: Context,
+    inside: Context,
     private readonly attributes: Attributes,
     private readonly metrics: () => Instruments,
     private readonly captureContent: boolean,
   ) {
+    this.#inside = inside
     if (attributes['mcp.method.name'] === LISTEN) metrics().streams.add(1)
   }
 
   run<T>(fn: () => T): T {
-    return context.with(this.inside, fn)
+    const inside = this.#inside!
+    this.#inside = undefined
+    return context.with(inside, fn)
   }
 
   delivered(event: ChangeEvent | Resync): void {

@@ -3,7 +3,7 @@
  * (NodeSDK, a Workers or Lambda distribution, a provider of its own) decides where they go. With none
  * registered, the API's no-op tracer and meter make this cost a few allocations per request.
  */
-import { context, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
+import { context, createNoopMeter, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
 import type { RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { ChangeEvent } from '../state/backplane.js'
@@ -41,12 +41,18 @@ class OpenTelemetry implements Telemetry {
     this.#captureContent = options.captureContent ?? false
   }
 
-  request(message: JsonRpcRequest, transport: Transport): RequestWatch {
+  request(message: JsonRpcRequest, transport: Transport): RequestWatch | undefined {
     const attributes = startAttributes(message, transport, this.#captureContent)
     const { parent, links } = parentOf(context.active(), message.params?._meta as Record<string, unknown> | undefined, transport.request)
     const span = this.#tracer.startSpan(spanName(message), { kind: SpanKind.SERVER, attributes, links }, parent)
     if (span.isRecording()) span.setAttributes(serverAttributes(transport.request))
+    // Nothing would record it (no SDK, or a trace not sampled and no meter): a listen stream then holds nothing of it.
+    else if (this.#unmeasured()) return undefined
     return new RequestSpan(span, trace.setSpan(parent, span), attributes, this.#metrics, this.#captureContent)
+  }
+
+  #unmeasured(): boolean {
+    return (this.options.meterProvider ?? metrics.getMeterProvider()).getMeter('mcp-edge') === createNoopMeter()
   }
 
   current() {

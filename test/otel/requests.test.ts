@@ -398,6 +398,24 @@ describe('telemetry that fails', () => {
     expect(errors).toEqual([['exporter down', 'telemetry'], ['tracer broken', 'telemetry']])
   })
 
+  it('with metrics and no tracer, still measures every request', async () => {
+    sdk = otelSdk()
+    const mcp = createFetchHandler(definition(), { telemetry: openTelemetry({ meterProvider: sdk.meterProvider }) })
+    await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'm' }, _meta: META_2026() })
+    expect((await sdk.histogram('mcp.server.operation.duration')).map((p) => p.value.count)).toEqual([1])
+    expect(sdk.spans()).toEqual([])
+  })
+
+  it('without a provider registered, keeps nothing of the request: the handler runs in no span at all', async () => {
+    const seen: unknown[] = []
+    const mcp = createFetchHandler(new McpServer({ name: 'bare', version: '1.0.0' }).tool('look', { description: 'Looks for a span' }, () => {
+      seen.push(trace.getActiveSpan())
+      return 'looked'
+    }), { telemetry: openTelemetry() })
+    await rpc(mcp, 'tools/call', { name: 'look', arguments: {}, _meta: { ...META_2026(), traceparent: TRACEPARENT } })
+    expect(seen).toEqual([undefined])
+  })
+
   it('without a provider registered, the global no-ops answer as before', async () => {
     const mcp = createFetchHandler(definition(), { telemetry: openTelemetry() })
     const { body } = await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'plain' }, _meta: { ...META_2026(), traceparent: TRACEPARENT } })
