@@ -1,18 +1,16 @@
 /**
  * Changes traced from the publish to the streams they reach: a publish is a PRODUCER span in the trace of
  * the request that made the change, its context travels with the change through the backplane, and a listen
- * stream's span links to every change it delivered and counts them. In one process (the memory backplane),
- * and across two `npm start` processes sharing Redis, each exporting to one OTLP receiver.
+ * stream's span links to every change it delivered and counts them; and the counters of refusals. Across
+ * processes: test/otel/processes.test.ts.
  */
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bearerAuth, createFetchHandler, McpServer, memoryBackplane } from '../../src/index.js'
 import { openTelemetry } from '../../src/otel/index.js'
 import { until } from '../helpers/async.js'
-import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
-import { otelSdk, otlpReceiver, type OtlpReceiver, type OtlpSpan } from '../helpers/otel.js'
-import { REDIS_URL } from '../helpers/redis.js'
+import { otelSdk } from '../helpers/otel.js'
 import { META_2026, modernHeaders, openListen, rpc } from '../helpers/server.js'
 
 const TRACE_ID = 'c0ffee00c0ffee00c0ffee00c0ffee00'
@@ -88,37 +86,6 @@ describe('a publish that fails', () => {
       await sdk.shutdown()
     }
   })
-})
-
-describe('a change across processes', () => {
-  const started: EverythingProcess[] = []
-  let otlp: OtlpReceiver | undefined
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((p) => p.stop()))
-    await otlp?.close()
-  })
-
-  it('reaches a stream on another process, whose span links to the publish', async () => {
-    otlp = await otlpReceiver()
-    const env = {
-      REDIS_URL, REDIS_PREFIX: `otel-${crypto.randomUUID()}:`, MCP_REQUEST_STATE_SECRET: 'f'.repeat(32),
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100',
-    }
-    const [a, b] = await Promise.all([startEverythingProcess({ ...env, OTEL_SERVICE_NAME: 'a' }), startEverythingProcess({ ...env, OTEL_SERVICE_NAME: 'b' })])
-    started.push(a!, b!)
-    const listen = await openListen((r) => fetch(new Request(b!.url, r)), { toolsListChanged: true })
-    expect(await listen.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' })
-    await rpc(fetch, 'tools/call', { name: 'test_trigger_tool_change', arguments: {}, _meta: { ...META_2026(), traceparent: traceparent('2000000000000002') } }, { url: a!.url })
-    expect(await listen.next()).toMatchObject({ method: 'notifications/tools/list_changed' })
-    await listen.cancel()
-    const find = (service: string, kind: number) => otlp!.spans.filter((s) => s.service === service && s.kind === kind)
-    // OTLP's kinds: 2 SERVER, 4 PRODUCER.
-    await until(() => find('a', 4).length === 1 && find('b', 2).some((s) => s.name === 'subscriptions/listen'), 10_000)
-    const [publish] = find('a', 4) as [OtlpSpan]
-    expect(publish.traceId).toBe(TRACE_ID)
-    const stream = find('b', 2).find((s) => s.name === 'subscriptions/listen')!
-    expect(stream.links?.map((l) => [l.traceId, l.spanId])).toEqual([[TRACE_ID, publish.spanId]])
-  }, 30_000)
 })
 
 describe('refusals', () => {

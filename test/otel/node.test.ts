@@ -1,16 +1,14 @@
 /**
  * OpenTelemetry on Node without wiring: serve() and serveStdio() trace through whatever SDK the process
- * registered, and `npm start` with the standard OTEL_EXPORTER_OTLP_* variables exports spans and metrics to
- * an OTLP/HTTP receiver (here a local one that keeps what it is sent, as JSON).
+ * registered. `npm start` exporting over OTLP: test/otel/processes.test.ts.
  */
 import { metrics, SpanKind, trace } from '@opentelemetry/api'
 import { PassThrough } from 'node:stream'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { serve, serveStdio } from '../../adapters/node/index.js'
 import { McpServer } from '../../src/index.js'
 import { until } from '../helpers/async.js'
-import { startEverythingProcess, type EverythingProcess } from '../helpers/everything-process.js'
-import { otelSdk, otlpReceiver, type OtlpReceiver } from '../helpers/otel.js'
+import { otelSdk } from '../helpers/otel.js'
 import { META_2026, rpc } from '../helpers/server.js'
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
@@ -58,28 +56,3 @@ describe('Node without wiring', () => {
   })
 })
 
-describe('npm start with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  let child: EverythingProcess | undefined
-  let otlp: OtlpReceiver | undefined
-  afterAll(async () => {
-    await child?.stop()
-    await otlp?.close()
-  })
-
-  it('exports its spans and the duration metric over OTLP/HTTP as JSON', async () => {
-    otlp = await otlpReceiver()
-    child = await startEverythingProcess({
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_SERVICE_NAME: 'otlp-test',
-    })
-    const { body } = await rpc(fetch, 'tools/call', { name: 'test_simple_text', arguments: {}, _meta: { ...META_2026(), traceparent: TRACEPARENT } }, { url: child.url })
-    expect(body.result.content[0].text).toContain('simple text')
-    await until(() => otlp!.spans.some((s) => s.name === 'tools/call test_simple_text') && otlp!.metricNames.has('mcp.server.operation.duration'), 15_000)
-    const span = otlp.spans.find((s) => s.name === 'tools/call test_simple_text')!
-    expect(span).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_ID, kind: 2 })
-    const attribute = (key: string) => span.attributes.find((a) => a.key === key)?.value
-    expect(attribute('gen_ai.tool.name')).toEqual({ stringValue: 'test_simple_text' })
-    expect(attribute('mcp.method.name')).toEqual({ stringValue: 'tools/call' })
-    expect([...otlp.contentTypes]).toEqual(['application/json'])
-  }, 30_000)
-})
