@@ -1,7 +1,7 @@
 /**
  * Requests as OpenTelemetry spans and metrics, through `@opentelemetry/api` alone: the deployment's SDK
  * (NodeSDK, a Workers or Lambda distribution, a provider of its own) decides where they go. With none
- * registered, the API's no-op tracer and meter make this cost a few allocations per request.
+ * registered, a request is not watched at all: the API's no-op tracer and meter are asked, and nothing is kept.
  */
 import { context, createNoopMeter, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
 import type { RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
