@@ -3,7 +3,7 @@
  * (NodeSDK, a Workers or Lambda distribution, a provider of its own) decides where they go. With none
  * registered, a request is not watched at all: the API's no-op tracer and meter are asked, and nothing is kept.
  */
-import { context, createNoopMeter, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
+import { context, createNoopMeter, metrics, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
 import type { RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { ChangeEvent } from '../state/backplane.js'
@@ -24,6 +24,9 @@ export interface OpenTelemetryOptions {
   captureContent?: boolean | undefined
 }
 
+/** What the API's global tracer provider stands in for while no SDK is registered. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate()
+
 /** A span's context as W3C traceparent: what travels in a task record or a published change. */
 const traceparentOf = (span: { traceId: string; spanId: string; traceFlags: number }) => `00-${span.traceId}-${span.spanId}-0${span.traceFlags & 1}`
 
@@ -32,6 +35,7 @@ class OpenTelemetry implements Telemetry {
   readonly #tracer: Tracer
   readonly #metrics: () => Instruments
   readonly #captureContent: boolean
+  #dormantUntil = 0
 
   constructor(private readonly options: OpenTelemetryOptions) {
     // The global tracer provider is a proxy that follows a provider registered later.
@@ -42,6 +46,7 @@ class OpenTelemetry implements Telemetry {
   }
 
   request(message: JsonRpcRequest, transport: Transport): RequestWatch | undefined {
+    if (this.#dormant()) return undefined
     const attributes = startAttributes(message, transport, this.#captureContent)
     const { parent, links } = parentOf(context.active(), message.params?._meta as Record<string, unknown> | undefined, transport.request)
     const span = this.#tracer.startSpan(spanName(message), { kind: SpanKind.SERVER, attributes, links }, parent)
@@ -49,6 +54,23 @@ class OpenTelemetry implements Telemetry {
     // Nothing would record it (no SDK, or a trace not sampled and no meter): a listen stream then holds nothing of it.
     else if (this.#unmeasured()) return undefined
     return new RequestSpan(span, trace.setSpan(parent, span), attributes, this.#metrics, this.#captureContent)
+  }
+
+  /**
+   * No SDK registered at all: nothing would record a request, so nothing is worked out for it. Asked again
+   * at most once a second, so that an SDK started after the server is seen within a second.
+   */
+  #dormant(): boolean {
+    const now = Date.now()
+    if (now < this.#dormantUntil) return true
+    const dormant = this.#untraced() && this.#unmeasured()
+    this.#dormantUntil = dormant ? now + 1000 : 0
+    return dormant
+  }
+
+  #untraced(): boolean {
+    const provider = this.#tracerProvider
+    return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER
   }
 
   #unmeasured(): boolean {

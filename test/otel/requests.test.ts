@@ -416,6 +416,20 @@ describe('telemetry that fails', () => {
     expect(seen).toEqual([undefined])
   })
 
+  it('sees an SDK registered after the server started, within a second', async () => {
+    const mcp = createFetchHandler(definition(), { telemetry: openTelemetry() })
+    await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'before' }, _meta: META_2026() })
+    sdk = otelSdk()
+    trace.setGlobalTracerProvider(sdk.tracerProvider)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'after' }, _meta: META_2026() })
+      expect(sdk.spans().map((s) => s.name)).toEqual(['tools/call echo'])
+    } finally {
+      trace.disable()
+    }
+  })
+
   it('without a provider registered, the global no-ops answer as before', async () => {
     const mcp = createFetchHandler(definition(), { telemetry: openTelemetry() })
     const { body } = await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'plain' }, _meta: { ...META_2026(), traceparent: TRACEPARENT } })
