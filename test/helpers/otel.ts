@@ -24,6 +24,8 @@ export interface OtelSdk {
   sums(name: string): Promise<number[]>
   /** A counter's values by the value of one of its attributes, collected now. */
   sumsBy(name: string, attribute: string): Promise<Record<string, number>>
+  /** The unit and description of every metric that has data, by name, collected now. */
+  descriptors(): Promise<Record<string, { unit: string; description: string }>>
   shutdown(): Promise<void>
 }
 
@@ -42,6 +44,11 @@ export function otelSdk(): OtelSdk {
     spans: () => exporter.getFinishedSpans(),
     histogram: async (name) => (await points(name)) as DataPoint<Histogram>[],
     sums: async (name) => ((await points(name)) as DataPoint<number>[]).map((p) => p.value),
+    descriptors: async () => {
+      const { resourceMetrics } = await reader.collect()
+      const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)
+      return Object.fromEntries(all.map((m) => [m.descriptor.name, { unit: m.descriptor.unit, description: m.descriptor.description }]))
+    },
     sumsBy: async (name, attribute) => Object.fromEntries(((await points(name)) as DataPoint<number>[]).map((p) => [String(p.attributes[attribute]), p.value])),
     shutdown: async () => {
       await tracerProvider.shutdown()

@@ -59,6 +59,18 @@ describe('a change in one process', () => {
       expect(await sdk.sums('mcp.server.listen.deliveries')).toEqual([1])
       const published = await sdk.histogram('mcp.server.publish.duration')
       expect(published.map((p) => [p.attributes, p.value.count])).toEqual([[{}, 2]])
+      // In seconds: two in-memory publishes take well under one.
+      expect(published[0]!.value.sum).toBeGreaterThan(0)
+      expect(published[0]!.value.sum).toBeLessThan(1)
+      expect(published[0]!.value.buckets.boundaries).toEqual([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2])
+      // Every instrument says what it counts, and in what unit.
+      expect(await sdk.descriptors()).toEqual({
+        'mcp.server.operation.duration': { unit: 's', description: 'Duration of an MCP request as the server saw it, to its answer or the end of its stream' },
+        'mcp.server.listen.streams': { unit: '{stream}', description: 'Open subscriptions/listen streams' },
+        'mcp.server.listen.deliveries': { unit: '{notification}', description: 'Changes delivered to listen streams' },
+        'mcp.server.listen.resyncs': { unit: '{resync}', description: 'Refetch cues sent to listen streams that may have missed changes' },
+        'mcp.server.publish.duration': { unit: 's', description: 'How long the backplane took to accept a change' },
+      })
     } finally {
       await mcp.close()
       await sdk.shutdown()
@@ -116,6 +128,10 @@ describe('refusals', () => {
       expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers('bad') })).status).toBe(401)
       expect((await rpc(guarded, 'tools/list', { _meta: META_2026() }, { headers: headers('good') })).status).toBe(200)
       expect(await sdk.sumsBy('mcp.server.auth.refusals', 'error.type')).toEqual({ no_token: 1, invalid_token: 2 })
+      expect(await sdk.descriptors()).toMatchObject({
+        'mcp.server.refusals': { unit: '{request}', description: 'Requests refused over a limit' },
+        'mcp.server.auth.refusals': { unit: '{request}', description: 'Requests whose token was refused' },
+      })
     } finally {
       await mcp.close()
       await guarded.close()

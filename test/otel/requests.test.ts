@@ -260,11 +260,27 @@ describe('a request as a span', () => {
 
   it('ignores a malformed traceparent in _meta', async () => {
     const mcp = handler()
-    for (const traceparent of ['ff-' + TRACE_ID + '-' + PARENT_ID + '-01', `00-${'0'.repeat(32)}-${PARENT_ID}-01`, `00-${TRACE_ID}-${PARENT_ID}-01-extra`, 'garbage']) {
+    const malformed = [
+      `ff-${TRACE_ID}-${PARENT_ID}-01`, `00-${'0'.repeat(32)}-${PARENT_ID}-01`, `00-${TRACE_ID}-${PARENT_ID}-01-extra`, 'garbage',
+      // Each field's length, its hex digits (lower case only), and nothing before or after.
+      `0-${TRACE_ID}-${PARENT_ID}-01`, `00-${TRACE_ID.slice(1)}-${PARENT_ID}-01`, `00-${TRACE_ID}-${PARENT_ID.slice(1)}-01`, `00-${TRACE_ID}-${PARENT_ID}-1`,
+      `0g-${TRACE_ID}-${PARENT_ID}-01`, `00-${TRACE_ID.toUpperCase()}-${PARENT_ID}-01`, `00-${TRACE_ID}-${PARENT_ID.replace('f', 'x')}-01`, `00-${TRACE_ID}-${PARENT_ID}-0z`,
+      `x00-${TRACE_ID}-${PARENT_ID}-01`, `00-${TRACE_ID}-${PARENT_ID}-01x`,
+    ]
+    for (const traceparent of malformed) {
       sdk.spans().length = 0
       const { body } = await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: { ...META_2026(), traceparent } })
       expect(body.result.content[0].text).toBe('x')
       expect(only('tools/call echo').parentSpanContext).toBeUndefined()
+    }
+  })
+
+  it('takes a traceparent of a later version with fields of its own, and one with blanks around it', async () => {
+    const mcp = handler()
+    for (const traceparent of [`cc-${TRACE_ID}-${PARENT_ID}-01-what-comes-later`, ` ${TRACEPARENT} `]) {
+      sdk.spans().length = 0
+      await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: { ...META_2026(), traceparent } })
+      expect(only('tools/call echo').parentSpanContext?.spanId).toBe(PARENT_ID)
     }
   })
 

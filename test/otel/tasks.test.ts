@@ -46,6 +46,7 @@ describe('a task\'s run in one process', () => {
       expect(run('fine').status.code).toBe(SpanStatusCode.UNSET)
       // A tool error completes its task (with an isError result); a protocol error fails it.
       expect(await sdk.sumsBy('mcp.server.task.transitions', 'mcp.task.status')).toEqual({ working: 3, completed: 2, failed: 1 })
+      expect(await sdk.descriptors()).toMatchObject({ 'mcp.server.task.transitions': { unit: '{task}', description: 'Tasks entering a status' } })
       // One flush per request (three calls, and the polls) and one per run.
       const requests = sdk.spans().filter((s) => s.kind === SpanKind.SERVER).length
       expect(flushed).toBe(requests + 3)
