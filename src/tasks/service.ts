@@ -61,11 +61,12 @@ export async function keepNew(call: Call, service: TaskService, task: TaskRecord
   checkSize(task, service.settings, what)
   try {
     await service.store.create(task, limits && { client: clientShare(call.principal, call.transport), perClient: limits.perClient, total: limits.total })
-    call.runtime.telemetry?.count?.('task', { 'mcp.task.status': task.status })
   } catch (e) {
     if (!(e instanceof StoreFull)) throw e
     throw new Overloaded(`${e.message}: ${e.fault === 'client' ? 'let one end or expire' : 'try again later'}`, e.fault, FULL_RETRY_SEC)
   }
+  // After the try: telemetry that throws must not read as the store refusing the task.
+  call.runtime.telemetry?.count?.('task', { 'mcp.task.status': task.status })
 }
 
 /**
