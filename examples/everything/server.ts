@@ -6,6 +6,7 @@ import * as z from 'zod'
 import { McpServer, type ServerOptions } from '../../src/index.js'
 import { PNG_BASE64, WAV_BASE64 } from './media.js'
 import { sleep } from './sleep.js'
+import { addAskingTools } from './asking.js'
 import { addTaskTools } from './tasks.js'
 
 const nameForm = (message: string, field = 'name') => ({
@@ -206,6 +207,7 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       annotations: { readOnlyHint: true, idempotentHint: true },
     }, ({ a, b }) => ({ sum: a + b }))
   addTaskTools(server)
+  addAskingTools(server)
 
   server
     .prompt('test_simple_prompt', { description: 'A prompt without arguments' }, () => 'This is a simple prompt for testing.')

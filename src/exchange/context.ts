@@ -5,7 +5,7 @@ import type {
 } from '../protocol/types.js'
 import type { AuthInfo, Notify, RequestContext } from '../server/context.js'
 import type { Call } from './types.js'
-import { answer, legacyInputError, type Round } from './input.js'
+import { answer, askSession, legacyInputError, type Round } from './input.js'
 
 /**
  * The RequestContext of one request. A class, so that its methods live once on the prototype instead of as
@@ -88,7 +88,11 @@ export class Context implements RequestContext {
 
   async ask<R extends Record<string, InputRequest>>(requests: R): Promise<{ [K in keyof R]: InputResponseFor<R[K]> }> {
     const { profile, method, client } = this.#call
-    if (profile.era === 'legacy') throw legacyInputError(profile, method)
+    if (profile.era === 'legacy') {
+      const { session } = this.#call.transport
+      if (!session) throw legacyInputError(profile, method)
+      return askSession(session, requests, client.capabilities, profile) as never
+    }
     if (!this.#round) throw new Error(`${method} cannot ask the client for input`)
     return answer(await this.#opened(), requests, client.capabilities, profile) as never
   }

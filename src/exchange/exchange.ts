@@ -85,8 +85,8 @@ function answer(runtime: Runtime, message: JsonRpcRequest, transport: Transport,
 
     call = {
       id, method: message.method, params, profile, runtime, transport, principal: transport.principal, auth: transport.auth,
-      client: { info: envelope?.clientInfo, capabilities: envelope?.clientCapabilities ?? {} },
-      logLevel: envelope?.logLevel,
+      client: envelope ? { info: envelope.clientInfo, capabilities: envelope.clientCapabilities } : transport.session?.client ?? { capabilities: {} },
+      logLevel: envelope ? envelope.logLevel : transport.session?.logLevel,
       progressToken: envelope ? envelope.progressToken : legacyProgressToken(params),
       watch,
     }

@@ -6,7 +6,7 @@ import type { Profile } from '../protocol/profiles.js'
 import type { ClientCapabilities, InputRequest } from '../protocol/types.js'
 import { digest, rejected, type StatePayload } from './request-state.js'
 import { ToolError } from '../server/tool-error.js'
-import type { Call, Runtime } from './types.js'
+import type { Call, Runtime, Session } from './types.js'
 
 /**
  * Multi-round-trip requests (SEP-2322). A handler asks for input; if the answer is not in this request, the
@@ -73,11 +73,7 @@ export function answer(round: Round, requests: Record<string, InputRequest>, cap
   const out: JsonObject = {}
   const missing: Record<string, InputRequest> = {}
   for (const [key, request] of Object.entries(requests)) {
-    const required = requiredCapability(request, caps)
-    if (required) {
-      throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
-        { requiredCapabilities: required })
-    }
+    checkCapability(request, caps, profile)
     const value = Object.hasOwn(round.gathered, key) ? round.gathered[key] : Object.hasOwn(round.responses, key) ? round.responses[key] : undefined
     if (value === undefined) {
       missing[key] = request
@@ -104,6 +100,30 @@ export async function inputRequiredResult(runtime: Runtime, round: Round, reques
     r: round.number + 1,
   })
   return { resultType: 'input_required', inputRequests: requests, requestState }
+}
+
+/**
+ * A 2025 session's client is asked at once, on the request's own stream (Session.ask), and its answers are
+ * checked as a retry's inputResponses would be: the handler gets the same values in either era.
+ */
+export async function askSession(session: Session, requests: Record<string, InputRequest>, caps: ClientCapabilities, profile: Profile): Promise<JsonObject> {
+  const entries = Object.entries(requests)
+  for (const [, request] of entries) checkCapability(request, caps, profile)
+  const answers = await session.ask(entries.map(([, request]) => request))
+  const out: JsonObject = {}
+  entries.forEach(([key, request], i) => {
+    if (!validResponse(request.method, answers[i])) throw new McpError(INTERNAL_ERROR, `The client's answer to ${request.method} is not a valid result`)
+    out[key] = answers[i]
+  })
+  return out
+}
+
+function checkCapability(request: InputRequest, caps: ClientCapabilities, profile: Profile): void {
+  const required = requiredCapability(request, caps)
+  if (required) {
+    throw new McpError(profile.missingCapabilityCode, `The client did not declare the capability this request needs (${request.method})`,
+      { requiredCapabilities: required })
+  }
 }
 
 /** The capability a client must have declared in this request for the server to ask it this, if missing. */
@@ -143,8 +163,11 @@ export function validResponse(method: InputRequest['method'], value: unknown): b
   }
 }
 
-/** A 2025 client cannot be asked: a tool tells the model (an isError result), other methods fail with -32603. */
+/**
+ * A 2025 client without a session cannot be asked: a tool tells the model (an isError result), other methods
+ * fail with -32603.
+ */
 export function legacyInputError(profile: Profile, method: string): Error {
-  const message = `This request needs input from the client, which requires protocol 2026-07-28; this client speaks ${profile.version}`
+  const message = `This request needs input from the client, which requires protocol 2026-07-28 or a 2025 session (initialize over HTTP); this client speaks ${profile.version} without one`
   return method === 'tools/call' ? new ToolError(message) : new McpError(INTERNAL_ERROR, message)
 }

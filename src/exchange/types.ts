@@ -8,7 +8,7 @@ import type { McpError } from '../protocol/errors.js'
 import type { ParamHeader } from '../protocol/headers.js'
 import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js'
+import type { ClientCapabilities, Implementation, InputRequest, ServerCapabilities } from '../protocol/types.js'
 import type { Asker, AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
 import type { Backplane, ChangeEvent, Resync } from '../state/backplane.js'
@@ -246,6 +246,32 @@ export interface Transport {
    * are dropped and methods that stream are refused.
    */
   readonly buffered?: boolean | undefined
+  /**
+   * The transport keeps 2025 sessions (src/http/session/): it issues one at `initialize`, carries change
+   * notifications on a session's own stream, and can ask the client something mid-request.
+   */
+  readonly keepsSessions?: boolean | undefined
+  /** The 2025 session the request belongs to, if it names one. */
+  readonly session?: Session | undefined
+}
+
+/**
+ * A 2025 client's session: what its requests do not carry themselves (the client's capabilities, its log
+ * level), and the way to ask the client something while a request runs. Modern requests carry all of it.
+ */
+export interface Session {
+  /** What the client declared in `initialize`. */
+  readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
+  /** What `logging/setLevel` set for the session, if anything. */
+  readonly logLevel: LogLevel | undefined
+  setLevel(level: LogLevel): Promise<void>
+  /** `resources/subscribe` (`on`) and `resources/unsubscribe`. */
+  subscribe(uri: string, on: boolean): Promise<void>
+  /**
+   * Sends the requests to the client on this request's stream and resolves with its results, in order;
+   * rejects with the client's error, or when the request is aborted first.
+   */
+  ask(requests: readonly InputRequest[]): Promise<unknown[]>
 }
 
 /** One request past envelope validation: what methods work from. It is also the Asker of visibility checks. */

@@ -13,7 +13,11 @@ import { healthRoute } from './health.js'
 import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
+import { deliverAnswer, isAskId } from './session/replies.js'
+import { endSession, findSession, HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
+import { issueSession } from './session/token.js'
 import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
+import { isObject } from '../protocol/jsonrpc.js'
 import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
@@ -47,6 +51,14 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    * none; the platform's address counts (`RuntimeContext.clientAddress`), an IPv6 one by its /64.
    */
   clientAddressHeader?: string | undefined
+  /**
+   * Sessions for 2025 clients (`Mcp-Session-Id`): issued at `initialize`, verified by any instance that
+   * shares the requestState secret, ended by DELETE. What a session remembers (its log level, its
+   * subscriptions, its end) is kept in `store`; a tool's `ctx.elicit` and `ctx.sample` reach the client
+   * mid-request, its answer coming back through the backplane to whichever instance asked. `false` answers
+   * 2025 clients without sessions, every request on its own. Default: on.
+   */
+  sessions?: SessionOptions | false | undefined
 }
 
 /** What a runtime hands to each request besides the Request itself. */
@@ -107,6 +119,7 @@ interface HandlerContext {
   readonly clientAddressHeader: string | undefined
   /** Each request that is still running: what `abort` stops. */
   readonly running: Set<{ stop(): void }>
+  readonly sessions: Sessions | undefined
 }
 
 /**
@@ -140,6 +153,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
     clientAddressHeader: options.clientAddressHeader?.toLowerCase(),
+    sessions: options.sessions === false ? undefined : sessionService(options.sessions ?? {}, options.store),
   }
   const guard = requestGuard(options)
   const metadataPaths = gate?.metadata.paths ?? []
@@ -159,9 +173,11 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         return cors ? post(context, request, platform).then((response) => withHeaders(response, cors)) : post(context, request, platform)
       case 'OPTIONS':
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
+      case 'DELETE':
+        if (context.sessions) return withHeaders(await end(context, context.sessions, request, platform), cors)
       default:
-        // Older clients probe with GET (standalone SSE stream) and DELETE (session end); neither exists here.
-        return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: 'POST, OPTIONS' }, -32000), cors)
+        // Older clients open a standalone SSE stream with GET: not served (yet); without sessions, nor is DELETE.
+        return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: context.sessions ? 'POST, DELETE, OPTIONS' : 'POST, OPTIONS' }, -32000), cors)
     }
   }
   const abort = () => {
@@ -204,6 +220,17 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     if (e.status === 503) return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
     return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
+  const sessionId = context.sessions && request.headers.get(SESSION_HEADER)
+  let session: OpenedSession | undefined
+  if (sessionId) {
+    session = await findSession(context.runtime, context.sessions!, sessionId, identity?.principal)
+    if (!session) return refuse('Session not found: it ended or expired; initialize a new one', NOT_FOUND, undefined, SESSION_NOT_FOUND)
+    // The client's answer to a request we sent it, on whichever instance holds that request.
+    if (isObject(body) && !('method' in body) && isAskId(body.id)) {
+      await deliverAnswer(context.runtime.backplane, session.claims.key, body)
+      return new Response(null, { status: ACCEPTED })
+    }
+  }
   let message: JsonRpcRequest
   try {
     const incoming = classify(body)
@@ -213,7 +240,19 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
   } catch (e) {
     return json(errorResponse(readId(body), e as McpError), MALFORMED)
   }
-  return respond(context, message, request, platform, identity)
+  return respond(context, message, request, platform, identity, session)
+}
+
+/** DELETE: the session ends for every instance; its id gets 404 from then on. */
+async function end(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
+  const checked = context.gate ? await context.gate.authenticate(request, platform.env, platform.auth) : undefined
+  if (checked instanceof Response) return checked
+  const id = request.headers.get(SESSION_HEADER)
+  if (!id) return refuse('Bad Request: DELETE needs the Mcp-Session-Id of the session to end', MALFORMED)
+  const session = await findSession(context.runtime, sessions, id, checked?.principal)
+  if (!session) return refuse('Session not found: it ended or expired', NOT_FOUND, undefined, SESSION_NOT_FOUND)
+  await endSession(sessions, session, checked?.principal ?? clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress))
+  return new Response(null, { status: 204 })
 }
 
 /**
@@ -222,13 +261,28 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
  * the result. The client closing that stream, or the request's own abort signal, aborts the method;
  * nothing is written after.
  */
-function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {
+function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined, session: OpenedSession | undefined): Promise<Response> {
   // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life.
   const transport = new HttpTransport(context, message.id, request, platform, identity)
+  if (session) transport.session = new HttpSession(context.runtime, context.sessions!, session.claims, session.state, transport)
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
-  void exchange(context.runtime, message, transport).then((answer) => transport.answer(answer))
+  const answered = exchange(context.runtime, message, transport)
+  const issuing = context.sessions && message.method === 'initialize' ? answered.then((a) => issued(context, message, transport, a)) : answered
+  void issuing.then((answer) => transport.answer(answer))
   return response
+}
+
+/** A 2025 client's initialize, answered: its session begins, named in the response's Mcp-Session-Id. */
+async function issued(context: HandlerContext, message: JsonRpcRequest, transport: HttpTransport, answer: Answer): Promise<Answer> {
+  if (!answer.ok || answer.profile.era !== 'legacy') return answer
+  try {
+    transport.sessionId = await issueSession(context.runtime, message.params ?? {}, transport.principal, context.sessions!.ttlMs)
+    return answer
+  } catch (e) {
+    if (!(e instanceof McpError)) throw e
+    return { ok: false, id: answer.id, profile: answer.profile, stage: 'envelope', error: e }
+  }
 }
 
 /**
@@ -241,6 +295,9 @@ class HttpTransport implements Transport {
   readonly cancel: Cancellation
   /** Settles the response; dropped once called: a stream would hold its promise and scope for nothing. */
   resolve: ((response: Response) => void) | undefined
+  session: HttpSession | undefined
+  /** The session an initialize began: its id goes out with the answer. */
+  sessionId: string | undefined
   #stream: SseStream | undefined
   #settled = false
   #bare: Request | undefined
@@ -278,6 +335,10 @@ class HttpTransport implements Transport {
 
   get buffered(): boolean | undefined {
     return this.platform.buffered
+  }
+
+  get keepsSessions(): boolean {
+    return this.context.sessions !== undefined
   }
 
   get clientAddress(): string | undefined {
@@ -323,7 +384,10 @@ class HttpTransport implements Transport {
     }
     const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
     // Limits are checked before a stream opens too: a refusal is a plain JSON answer with its status.
-    if (!this.#stream) return this.#respond(body ? json(body, answerStatus(answer), answerHeaders(answer)) : new Response(null, { status: 204 }))
+    if (!this.#stream) {
+      const headers = this.sessionId ? { ...answerHeaders(answer), [SESSION_HEADER]: this.sessionId } : answerHeaders(answer)
+      return this.#respond(body ? json(body, answerStatus(answer), headers) : new Response(null, { status: 204 }))
+    }
     if (body && !this.cancel.aborted) this.#stream.write(body)
     this.#stream.close()
   }
@@ -361,6 +425,10 @@ class HttpTransport implements Transport {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+const SESSION_HEADER = 'mcp-session-id'
+/** The SDKs' code for an unknown session, beside the 404 the 2025 transport requires. */
+const SESSION_NOT_FOUND = -32001
+const NOT_FOUND = 404
 const NO_PLATFORM: RuntimeContext = {}
 
 function refuse(message: string, status: number, headers?: Record<string, string>, code: number = INVALID_REQUEST): Response {

@@ -5,16 +5,18 @@ import type { Answer } from '../exchange/exchange.js'
 /**
  * The HTTP status of an answer: the one place where protocol outcomes become statuses (Streamable HTTP,
  * DIGEST §5). A malformed request (envelope, version, headers) is 400; a method this server does not have
- * is 404, except to a 2025 client, which takes 404 for an expired session and so gets it in-band; a
- * missing client capability is 400; a limit reached is 429 when the client is over its own share and 503
- * when the server is full; everything a method answers, error or not, travels in-band with 200.
+ * is 404 and a missing client capability 400, except to a 2025 client, which takes 404 for an ended
+ * session and knows no -32021, and so gets both in-band; a limit reached is 429 when the client is over
+ * its own share and 503 when the server is full; everything a method answers, error or not, travels
+ * in-band with 200.
  */
 export function answerStatus(answer: Answer): number {
   if (answer.ok) return 200
   const { stage, error, profile } = answer
   if (error instanceof Overloaded) return error.fault === 'client' ? 429 : 503
   if (stage === 'envelope') return 400
-  if (error.code === METHOD_NOT_FOUND) return profile?.era === 'legacy' ? 200 : 404
+  if (profile?.era === 'legacy') return 200
+  if (error.code === METHOD_NOT_FOUND) return 404
   if (profile && error.code === profile.missingCapabilityCode) return 400
   return 200
 }

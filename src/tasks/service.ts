@@ -135,7 +135,7 @@ export async function cancelTask(call: Call, service: TaskService, task: TaskRec
 }
 
 /** Whether a record is a task, rather than a resumable request run the same way (src/resumable/). */
-export const isTask = (record: TaskRecord): boolean => !isObject(record.work.resumable)
+export const isTask = (record: TaskRecord): boolean => !isObject(record.work.resumable) && !isObject(record.work.session)
 
 /** A random name for one run of a task: its lease holder. */
 export const newHolder = (): string => crypto.randomUUID()

@@ -109,6 +109,8 @@ function checkZod(name: string, schema: ZodLike, value: unknown): string[] {
 
 function validateLegacy(method: string | undefined, message: Record<string, unknown>): string[] {
   if (typeof message.method === 'string') {
+    // A request to the client (a 2025 session's elicitation, sampling or roots), sent on the call's stream.
+    if ('id' in message) return [...checkZod('JSONRPCRequest', legacy.JSONRPCRequestSchema, message), ...checkZod(message.method, legacy.ServerRequestSchema, message)]
     return checkZod(message.method, LEGACY_NOTIFICATION_OF[message.method] ?? legacy.ServerNotificationSchema, message)
   }
   if ('error' in message) return checkZod('JSONRPCErrorResponse', legacy.JSONRPCErrorResponseSchema, message)

@@ -86,7 +86,9 @@ const CASES: Case[] = [
   { name: 'no content type', raw: JSON.stringify(call('tools/list', { _meta: META_2026() })), headers: { 'content-type': null }, status: 415, message: /Content-Type must be application\/json/, code: -32600 },
   { name: 'oversized body', raw: JSON.stringify(tool('test_simple_text', { pad: 'x'.repeat(70 * 1024) })), status: 413, message: /exceeds 65536 bytes/, code: -32600 },
   { name: 'GET', method: 'GET', status: 405, message: /Method not allowed/, code: -32000 },
-  { name: 'DELETE', method: 'DELETE', status: 405, message: /Method not allowed/, code: -32000 },
+  { name: 'DELETE without a session id', method: 'DELETE', status: 400, message: /DELETE needs the Mcp-Session-Id/, code: -32600 },
+  { name: 'a session id that is not one', body: call('tools/list', {}), headers: { 'mcp-session-id': 'stale' }, status: 404, message: /Session not found/, code: -32001 },
+  { name: 'DELETE of a session id that is not one', method: 'DELETE', headers: { 'mcp-session-id': 's2.x.y.z' }, status: 404, message: /Session not found/, code: -32001 },
   { name: 'PUT', method: 'PUT', status: 405, message: /Method not allowed/, code: -32000 },
   { name: 'no _meta', body: call('tools/list', {}), status: 400, message: /envelope: params\._meta is required/, code: -32602, id: 7 },
   { name: '_meta not an object', body: call('tools/list', { _meta: 'x' }), status: 400, message: /params\._meta is required/, code: -32602, id: 7 },
@@ -201,7 +203,7 @@ describe('bad input', () => {
 
     it('405 answers name the allowed methods', async () => {
     const res = await send({ name: 'GET', method: 'GET', status: 405 })
-    expect(res.headers.allow).toBe('POST, OPTIONS')
+    expect(res.headers.allow).toBe('POST, DELETE, OPTIONS')
   })
 
   it('requestState that was tampered with, or made for another request, is refused', async () => {

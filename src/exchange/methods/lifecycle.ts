@@ -36,9 +36,9 @@ export const initialize: MethodDescriptor = {
 }
 
 /**
- * Legacy clients learn of changes only on a session's GET stream and subscribe with resources/subscribe;
- * a stateless server offers neither, so it must not advertise them. Extensions (tasks) are negotiated per
- * request in the `_meta` envelope, which 2025 requests do not have.
+ * Legacy clients learn of changes only on a session's GET stream, which is not served yet (resources/subscribe
+ * is kept with the session, for when it is): no change notifications are advertised. Extensions (tasks) are
+ * negotiated per request in the `_meta` envelope, which 2025 requests do not have.
  */
 function legacyCapabilities(caps: ServerCapabilities): ServerCapabilities {
   const { extensions: _, ...out }: ServerCapabilities = { ...caps }
@@ -53,8 +53,10 @@ export const setLevel: MethodDescriptor = {
   eras: ['legacy'],
   served: servedBy('logging'),
   async run(call) {
-    if (!LOG_LEVELS.includes(call.params.level as LogLevel)) throw invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`)
-    // Stateless: there is no session to remember the level in, and requests carry no level of their own.
+    const level = call.params.level as LogLevel
+    if (!LOG_LEVELS.includes(level)) throw invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`)
+    // Without a session there is nothing to remember the level in, and requests carry no level of their own.
+    await call.transport.session?.setLevel(level)
     return {}
   },
 }

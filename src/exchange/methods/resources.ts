@@ -1,4 +1,5 @@
-import { invalidParams } from '../../protocol/errors.js'
+import { INVALID_REQUEST } from '../../protocol/constants.js'
+import { invalidParams, McpError, methodNotFound } from '../../protocol/errors.js'
 import type { CachePolicy, ResourceContents } from '../../protocol/types.js'
 import type { ResourceEntry, TemplateEntry } from '../../server/server.js'
 import { cached, listed, listPage, requireString, withInput } from '../call.js'
@@ -72,3 +73,27 @@ export const readResource: MethodDescriptor<ResourceTarget> = {
     })
   },
 }
+
+/**
+ * `resources/subscribe` and `resources/unsubscribe` of a 2025 session: kept with the session, so that its
+ * GET stream, on whichever instance holds it, carries `notifications/resources/updated` for the URI.
+ * A URI the asker may not read is refused as if it did not exist.
+ */
+const subscription = (method: string, on: boolean): MethodDescriptor => ({
+  method,
+  eras: ['legacy'],
+  served: servedBy('resources'),
+  nameParam: 'uri',
+  async run(call) {
+    const { session, keepsSessions } = call.transport
+    if (!keepsSessions) throw methodNotFound(method)
+    if (!session) throw new McpError(INVALID_REQUEST, `${method} needs a session: send the Mcp-Session-Id that initialize gave`)
+    const uri = requireString(call.params, 'uri')
+    if (on && !call.runtime.readable(uri, call)) throw notFound(uri)
+    await session.subscribe(uri, on)
+    return {}
+  },
+})
+
+export const subscribe = subscription('resources/subscribe', true)
+export const unsubscribe = subscription('resources/unsubscribe', false)

@@ -1,0 +1,114 @@
+import { INTERNAL_ERROR, INVALID_PARAMS, type LogLevel } from '../../protocol/constants.js'
+import { McpError, Overloaded } from '../../protocol/errors.js'
+import type { JsonObject } from '../../protocol/jsonrpc.js'
+import type { InputRequest } from '../../protocol/types.js'
+import { clientShare } from '../../exchange/client-share.js'
+import type { Runtime, Session, Transport } from '../../exchange/types.js'
+import { memoryTaskStore, StoreFull, type TaskStore } from '../../state/tasks.js'
+import { change, ended, levelSet, recordId, stateOf, subscribed, type SessionLimits, type SessionState, type Transition } from './records.js'
+import { askClient } from './replies.js'
+import { openSession, type SessionClaims } from './token.js'
+
+export interface SessionOptions {
+  /** How long a session lives from its `initialize` (default 24 hours); then the client initializes again. */
+  ttlMs?: number | undefined
+  /** Sessions with something to remember (a log level, subscriptions) one client may have (default 100). */
+  maxPerClient?: number | undefined
+  /** Such sessions in all (default 100,000). */
+  maxTotal?: number | undefined
+  /** Resources one session may subscribe to (default 1,000). */
+  maxSubscriptions?: number | undefined
+}
+
+/** The sessions of one handler: where their state is kept, and its limits. */
+export interface Sessions {
+  readonly store: TaskStore
+  readonly ttlMs: number
+  readonly limits: SessionLimits
+}
+
+export function sessionService(options: SessionOptions, store: TaskStore | undefined): Sessions {
+  return {
+    store: store ?? memoryTaskStore(),
+    ttlMs: options.ttlMs ?? 24 * 3600_000,
+    limits: {
+      maxSubscriptions: options.maxSubscriptions ?? 1000,
+      maxSubscriptionChars: 65_536,
+      perClient: options.maxPerClient ?? 100,
+      total: options.maxTotal ?? 100_000,
+    },
+  }
+}
+
+/** A session that exists: its claims, and what it remembers. */
+export interface OpenedSession {
+  readonly claims: SessionClaims
+  readonly state: SessionState
+}
+
+/** The live session an `Mcp-Session-Id` names; undefined when it is not one (forged, expired, another principal's) or ended. */
+export async function findSession(runtime: Runtime, sessions: Sessions, id: string, principal: string | undefined): Promise<OpenedSession | undefined> {
+  const claims = await openSession(runtime, id, principal)
+  if (!claims) return undefined
+  const state = stateOf(await sessions.store.get(recordId(claims.key)))
+  return state.ended ? undefined : { claims, state }
+}
+
+/** DELETE of a session: ended for every instance (its record says so until the session would have expired). */
+export function endSession(sessions: Sessions, opened: OpenedSession, client: string | undefined): Promise<SessionState> {
+  return change(sessions.store, opened.claims, ended, sessions.limits, client)
+}
+
+/** The session of one request, as the exchange core sees it (Session). */
+export class HttpSession implements Session {
+  #state: SessionState
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly sessions: Sessions,
+    private readonly claims: SessionClaims,
+    state: SessionState,
+    private readonly transport: Pick<Transport, 'emit' | 'cancel' | 'principal' | 'clientAddress' | 'buffered'>,
+  ) {
+    this.#state = state
+  }
+
+  get key(): string {
+    return this.claims.key
+  }
+
+  get client(): Session['client'] {
+    return this.claims.client
+  }
+
+  get logLevel(): LogLevel | undefined {
+    return this.#state.logLevel
+  }
+
+  async setLevel(level: LogLevel): Promise<void> {
+    await this.#change(levelSet(level))
+  }
+
+  async subscribe(uri: string, on: boolean): Promise<void> {
+    await this.#change(subscribed(uri, on))
+  }
+
+  ask(requests: readonly InputRequest[]): Promise<unknown[]> {
+    const { transport } = this
+    if (transport.buffered) return Promise.reject(new McpError(INTERNAL_ERROR, 'This request needs input from the client, and this endpoint delivers responses whole: serve it where responses stream'))
+    // A request is written to the stream as a notification would be: the first one opens it.
+    const emit = (request: JsonObject) => transport.emit(request as never)
+    return askClient(this.runtime.backplane, this.claims.key, emit, requests, transport.cancel.signal)
+  }
+
+  async #change(transition: Transition): Promise<void> {
+    const client = clientShare(this.transport.principal, this.transport)
+    try {
+      this.#state = await change(this.sessions.store, this.claims, transition, this.sessions.limits, client)
+    } catch (e) {
+      if (e instanceof RangeError) throw new McpError(INVALID_PARAMS, `Refused: ${e.message}`)
+      if (e instanceof StoreFull) throw new Overloaded(e.message, e.fault, 10)
+      throw e
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * 2025 sessions without affinity: two handlers (two instances) share a store, a backplane and the
+ * requestState secret, and any request of a session may go to either. Every message the server sends is
+ * checked against the 2025-11-25 schema as the v1 SDK encodes it.
+ */
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, memoryBackplane, memoryTaskStore, tasks, type HandlerOptions } from '../../src/index.js'
+import { createRuntime } from '../../src/core.js'
+import { issueSession, openSession } from '../../src/http/session/token.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
+import { TEST_SECRET } from '../helpers/server.js'
+import { sseMessages, validateServerMessage } from '../helpers/wire.js'
+
+type Message = Record<string, any>
+
+function instances(options: HandlerOptions = {}) {
+  const shared = { backplane: memoryBackplane(), store: memoryTaskStore(), requestState: { secret: TEST_SECRET }, ...options }
+  const make = () => createFetchHandler(createEverythingServer(), { extensions: [tasks()], ...shared })
+  return [make(), make()] as const
+}
+
+const ELICIT_AND_SAMPLE = { elicitation: {}, sampling: {} }
+
+async function post(handler: (r: Request) => Promise<Response>, body: unknown, session?: string, platform?: object) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
+  if (session) headers['mcp-session-id'] = session
+  return (handler as (r: Request, p?: object) => Promise<Response>)(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(body) }), platform)
+}
+
+async function initialize(handler: (r: Request) => Promise<Response>, capabilities: object = ELICIT_AND_SAMPLE, platform?: object) {
+  const res = await post(handler, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'c', version: '1' } } }, undefined, platform)
+  expect(res.status).toBe(200)
+  return res.headers.get('mcp-session-id')!
+}
+
+/** The messages of a response (one JSON body or an SSE stream), each checked against the 2025 schema. */
+async function* messages(res: Response, method: string): AsyncGenerator<Message> {
+  const all = res.headers.get('content-type')?.includes('text/event-stream') ? sseMessages(res.body!) : (async function* () { yield await res.json() })()
+  for await (const m of all) {
+    expect(validateServerMessage('2025-11-25', method, m)).toEqual([])
+    yield m
+  }
+}
+
+const call = (id: number, name: string, args: object = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+
+describe('2025 sessions across instances', () => {
+  it('a call on one instance asks the client on its stream; the answer, POSTed to the other, reaches it', async () => {
+    const [a, b] = instances()
+    const session = await initialize(a)
+    const stream = messages(await post(b, call(1, 'test_elicitation', { message: 'Who?' }), session), 'tools/call')
+    const asked = (await stream.next()).value as Message
+    expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Who?' } })
+    expect(asked.id).toMatch(/^mcp-edge-[\w-]{22}$/)
+    const answered = await post(a, { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { username: 'ada', email: 'a@b.c' } } }, session)
+    expect(answered.status).toBe(202)
+    expect((await stream.next()).value).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"a@b.c"}' }] } })
+    expect((await stream.next()).done).toBe(true)
+  })
+
+  it("an answer from another session does not count; the client's error fails the call in-band", async () => {
+    const [a, b] = instances()
+    const session = await initialize(a)
+    const stranger = await initialize(b)
+    const stream = messages(await post(a, call(1, 'test_sampling', { prompt: 'Hi' }), session), 'tools/call')
+    const asked = (await stream.next()).value as Message
+    expect((await post(b, { jsonrpc: '2.0', id: asked.id, result: { role: 'assistant', model: 'evil', content: { type: 'text', text: 'forged' } } }, stranger)).status).toBe(202)
+    expect((await post(b, { jsonrpc: '2.0', id: asked.id, error: { code: -1, message: 'User rejected sampling request' } }, session)).status).toBe(202)
+    const answer = (await stream.next()).value as Message
+    expect(answer).toMatchObject({ id: 1, error: { code: -1 } })
+    expect(answer.error.message).toContain('User rejected sampling request')
+  })
+
+  it('an answer that is not a valid result of what was asked fails the call', async () => {
+    const [a] = instances()
+    const session = await initialize(a)
+    const stream = messages(await post(a, call(1, 'test_sampling', { prompt: 'Hi' }), session), 'tools/call')
+    const asked = (await stream.next()).value as Message
+    await post(a, { jsonrpc: '2.0', id: asked.id, result: { action: 'accept' } }, session)
+    expect((await stream.next()).value).toMatchObject({ id: 1, error: { code: -32603, message: "The client's answer to sampling/createMessage is not a valid result" } })
+  })
+
+  it('a client that did not declare the capability is not asked: -32021 in-band; without a session, the tool says why', async () => {
+    const [a] = instances()
+    const session = await initialize(a, {})
+    const refused = await post(a, call(1, 'test_elicitation', { message: 'Who?' }), session)
+    expect(refused.status).toBe(200)
+    expect((await refused.json()).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } })
+    const sessionless = await (await post(a, call(2, 'test_elicitation', { message: 'Who?' }))).json()
+    expect(sessionless.result).toMatchObject({ isError: true })
+    expect(sessionless.result.content[0].text).toContain('a 2025 session (initialize over HTTP)')
+  })
+
+  it('the log level set on one instance holds on the other', async () => {
+    const [a, b] = instances()
+    const session = await initialize(a)
+    expect(await (await post(a, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }, session)).json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
+    const logged = []
+    for await (const m of messages(await post(b, call(2, 'test_tool_with_logging'), session), 'tools/call')) logged.push(m)
+    expect(logged.map((m) => m.params?.data ?? 'result')).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed', 'result'])
+    await post(b, { jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'warning' } }, session)
+    expect((await (await post(a, call(4, 'test_tool_with_logging'), session)).json()).result).toBeDefined()
+  })
+
+  it('resources/subscribe and unsubscribe are kept per session, within its limits', async () => {
+    const [a, b] = instances({ sessions: { maxSubscriptions: 2 } })
+    const session = await initialize(a)
+    const sub = (id: number, uri: string, on = true, s: string | undefined = session) =>
+      post(b, { jsonrpc: '2.0', id, method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, s).then((r) => r.json())
+    expect(await sub(1, 'test://watched-resource')).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
+    expect(await sub(2, 'test://static-text')).toMatchObject({ result: {} })
+    expect((await sub(3, 'test://template/1/data')).error).toMatchObject({ code: -32602, message: 'Refused: a session subscribes to at most 2 resources' })
+    expect(await sub(4, 'test://static-text', false)).toMatchObject({ result: {} })
+    expect(await sub(5, 'test://template/1/data')).toMatchObject({ result: {} })
+    expect((await sub(6, 'test://nothing-here')).error).toMatchObject({ code: -32602, message: 'Resource not found: test://nothing-here' })
+    expect((await sub(7, 'test://watched-resource', true, '')).error).toMatchObject({ code: -32600 })
+  })
+
+  it('DELETE on one instance ends the session on both: 404 with -32001 from then on', async () => {
+    const [a, b] = instances()
+    const session = await initialize(a)
+    const end = (h: typeof a) => h(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': session } }))
+    expect((await end(b)).status).toBe(204)
+    for (const h of [a, b]) {
+      const res = await post(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, session)
+      expect(res.status).toBe(404)
+      expect((await res.json()).error).toMatchObject({ code: -32001 })
+    }
+    expect((await end(a)).status).toBe(404)
+  })
+
+  it('an expired session, or one another server sealed, is unknown (404)', async () => {
+    const [a] = instances({ sessions: { ttlMs: 1 } })
+    const session = await initialize(a)
+    await new Promise((r) => setTimeout(r, 5))
+    expect((await post(a, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, session)).status).toBe(404)
+    const other = createFetchHandler(createEverythingServer({ name: 'another' }), { extensions: [tasks()], requestState: { secret: TEST_SECRET } })
+    expect((await post(other, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, await initialize(instances()[0]))).status).toBe(404)
+  })
+
+  it("a client's sessions with something to remember are bounded: past its share, 429", async () => {
+    const [a] = instances({ sessions: { maxPerClient: 1 } })
+    const platform = { clientAddress: '10.0.0.1' }
+    const level = (s: string) => post(a, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }, s, platform)
+    expect((await level(await initialize(a, {}, platform))).status).toBe(200)
+    const refused = await level(await initialize(a, {}, platform))
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('10')
+  })
+
+  it('what initialize declared must fit in the id: 400 -32602 past 2,048 characters', async () => {
+    const [a] = instances()
+    const res = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: { pad: 'x'.repeat(3000) } }, clientInfo: { name: 'c', version: '1' } } })
+    expect(res.status).toBe(400)
+    expect(res.headers.get('mcp-session-id')).toBeNull()
+    expect((await res.json()).error).toMatchObject({ code: -32602 })
+  })
+
+  it('with sessions off, initialize issues none and DELETE is not allowed', async () => {
+    const [a] = instances({ sessions: false })
+    const res = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
+    expect(res.headers.get('mcp-session-id')).toBeNull()
+    expect((await a(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': 'x' } }))).status).toBe(405)
+    expect((await (await post(a, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'test://watched-resource' } })).json()).error).toMatchObject({ code: -32601 })
+  })
+})
+
+describe('session ids', () => {
+  it('are bound to the principal they were issued to, and carry only the capabilities asked about', async () => {
+    const runtime = createRuntime(createEverythingServer(), { extensions: [tasks()], requestState: { secret: TEST_SECRET } })
+    const id = await issueSession(runtime, { capabilities: { sampling: {}, experimental: { big: 'x'.repeat(5000) } }, clientInfo: { name: 'c', version: '1' } }, 'alice', 60_000)
+    expect(await openSession(runtime, id, 'bob')).toBeUndefined()
+    expect(await openSession(runtime, id, undefined)).toBeUndefined()
+    const opened = await openSession(runtime, id, 'alice')
+    expect(opened).toMatchObject({ principal: 'alice', client: { capabilities: { sampling: {} }, info: { name: 'c', version: '1' } } })
+    expect(opened!.key).toMatch(/^[\w-]{22}$/)
+    expect(opened!.expiresAt).toBeGreaterThan(Date.now() + 59_000)
+    // A requestState of this server is not a session, whatever its fields.
+    const state = await runtime.requestState.seal({ n: 'mcp-edge-everything', m: 'tools/call', d: 'k', x: Date.now() + 60_000, a: { capabilities: {} }, s: {}, p: 'alice' })
+    expect(await openSession(runtime, state, 'alice')).toBeUndefined()
+  })
+})
