@@ -115,7 +115,7 @@ export const listen: MethodDescriptor<Plan> = {
  * that neither a client leaving nor a shutdown during setup leaves a subscription behind.
  */
 function stream(call: Call, plan: Plan): Promise<JsonObject | undefined> {
-  admit(call)
+  admit(call.runtime, clientShare(call.principal, call.transport))
   return new Promise((resolve) => new ListenStream(call, plan, resolve).start())
 }
 
@@ -259,17 +259,16 @@ const RETRY_AFTER_SEC = 10
 const SHARED_MARGIN_MS = 60_000
 
 /**
- * Counts a new stream against the runtime's limits, or refuses it before anything is sent: 503 when the
- * runtime holds its most, 429 when the client does (a principal, or an anonymous client's address; a client
- * the runtime cannot tell apart counts against the total only).
+ * Counts a new stream (a listen stream, a 2025 session's GET stream) against the runtime's limits, or
+ * refuses it before anything is sent: 503 when the runtime holds its most, 429 when the client does (a
+ * principal, or an anonymous client's address; a client the runtime cannot tell apart, `undefined`, counts
+ * against the total only).
  */
-function admit(call: Call): void {
-  const { runtime } = call
+export function admit(runtime: Runtime, client: string | undefined): void {
   const { maxStreams, maxStreamsPerClient } = runtime.listenLimits
   if (runtime.streams.size >= maxStreams) {
     throw new Overloaded(`This server holds ${maxStreams} listen streams, its most: try again later`, 'server', RETRY_AFTER_SEC)
   }
-  const client = clientShare(call.principal, call.transport)
   if (client === undefined) return
   const open = runtime.streamsByClient.get(client) ?? 0
   if (open >= maxStreamsPerClient) throw clientFull(open)
@@ -280,7 +279,7 @@ const clientFull = (open: number) =>
   new Overloaded(`This client has ${open} listen streams open, its most: close one before opening another`, 'client', RETRY_AFTER_SEC)
 
 /** Gives the place admit took back. */
-function release(runtime: Runtime, client: string | undefined): void {
+export function release(runtime: Runtime, client: string | undefined): void {
   if (client === undefined) return
   const left = runtime.streamsByClient.get(client)! - 1
   if (left > 0) runtime.streamsByClient.set(client, left)

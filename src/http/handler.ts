@@ -1,8 +1,9 @@
 import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
-import { classify, errorResponse, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { classify, errorResponse, isObject, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
+import { clientShare } from '../exchange/client-share.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
@@ -14,10 +15,10 @@ import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { deliverAnswer, isAskId } from './session/replies.js'
+import { SessionStream } from './session/stream.js'
 import { endSession, findSession, HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
 import { issueSession } from './session/token.js'
 import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
-import { isObject } from '../protocol/jsonrpc.js'
 import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
@@ -175,10 +176,13 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
       case 'DELETE':
         if (context.sessions) return withHeaders(await end(context, context.sessions, request, platform), cors)
+        break
+      case 'GET':
+        if (context.sessions && request.headers.has(SESSION_HEADER)) return withHeaders(await follow(context, context.sessions, request, platform), cors)
       default:
-        // Older clients open a standalone SSE stream with GET: not served (yet); without sessions, nor is DELETE.
-        return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: context.sessions ? 'POST, DELETE, OPTIONS' : 'POST, OPTIONS' }, -32000), cors)
     }
+    // GET opens a 2025 session's stream, and DELETE ends a session: neither exists without sessions.
+    return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: context.sessions ? 'GET, POST, DELETE, OPTIONS' : 'POST, OPTIONS' }, -32000), cors)
   }
   const abort = () => {
     for (const transport of [...context.running]) transport.stop()
@@ -243,16 +247,41 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
   return respond(context, message, request, platform, identity, session)
 }
 
-/** DELETE: the session ends for every instance; its id gets 404 from then on. */
-async function end(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
+/** The session a GET or DELETE names, once its token (if any) is checked; a Response when there is none. */
+async function sessionOf(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response | { session: OpenedSession; client: string | undefined }> {
   const checked = context.gate ? await context.gate.authenticate(request, platform.env, platform.auth) : undefined
   if (checked instanceof Response) return checked
   const id = request.headers.get(SESSION_HEADER)
-  if (!id) return refuse('Bad Request: DELETE needs the Mcp-Session-Id of the session to end', MALFORMED)
+  if (!id) return refuse(`Bad Request: ${request.method} needs the Mcp-Session-Id of a session`, MALFORMED)
   const session = await findSession(context.runtime, sessions, id, checked?.principal)
   if (!session) return refuse('Session not found: it ended or expired', NOT_FOUND, undefined, SESSION_NOT_FOUND)
-  await endSession(sessions, session, checked?.principal ?? clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress))
+  const address = clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress)
+  return { session, client: clientShare(checked?.principal, { clientAddress: address }) }
+}
+
+/** DELETE: the session ends for every instance (its streams close); its id gets 404 from then on. */
+async function end(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
+  const found = await sessionOf(context, sessions, request, platform)
+  if (found instanceof Response) return found
+  await endSession(context.runtime, sessions, found.session, found.client)
   return new Response(null, { status: 204 })
+}
+
+/** GET: the session's stream of change notifications, until the client leaves, its lifetime ends or the session does. */
+async function follow(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
+  const found = await sessionOf(context, sessions, request, platform)
+  if (found instanceof Response) return found
+  const cancel = new Cancellation(request)
+  const stream = new SessionStream(context.runtime, sessions, found.session.claims.key, found.session.state, cancel, found.client, platform.deadline)
+  try {
+    stream.start()
+  } catch (e) {
+    if (!(e instanceof Overloaded)) throw e
+    return json(errorResponse(undefined, e), e.fault === 'client' ? 429 : 503, { 'retry-after': String(e.retryAfterSec) })
+  }
+  const { stream: sse, response } = openSse(context, platform, request, cancel)
+  stream.sse = sse
+  return response
 }
 
 /**
@@ -360,19 +389,10 @@ class HttpTransport implements Transport {
     this.#stream.write(notification, eventId)
   }
 
-  // Its headers go out now, before the handler's CORS headers would be added to a Response.
   #open(): SseStream {
-    const { context, platform, raw } = this
-    if (platform.sse) {
-      const direct = directSseStream(context.keepAlives, platform as { sse: DirectSse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, this.cancel)
-      this.#respond(direct.response)
-      return direct
-    }
-    const body = sseStream(context.keepAlives, this.cancel)
-    // A stream lives on: from now on the request's own signal aborts the method too.
-    void this.cancel.signal
-    this.#respond(new Response(body.body, { status: 200, headers: SSE_HEADERS }))
-    return body
+    const { stream, response } = openSse(this.context, this.platform, this.raw, this.cancel)
+    this.#respond(response)
+    return stream
   }
 
   answer(answer: Answer): void {
@@ -422,6 +442,18 @@ class HttpTransport implements Transport {
     this.context.running.delete(this)
     return true
   }
+}
+
+/** An SSE response; on a direct stream its headers go out now, before CORS headers would be added to a Response. */
+function openSse(context: HandlerContext, platform: RuntimeContext, raw: Request, cancel: Cancellation): { stream: SseStream; response: Response } {
+  if (platform.sse) {
+    const direct = directSseStream(context.keepAlives, platform as { sse: DirectSse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, cancel)
+    return { stream: direct, response: direct.response }
+  }
+  const body = sseStream(context.keepAlives, cancel)
+  // A stream lives on: from now on the request's own signal aborts its work too.
+  void cancel.signal
+  return { stream: body, response: new Response(body.body, { status: 200, headers: SSE_HEADERS }) }
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' }

@@ -36,7 +36,7 @@ describe('SDK v1 client (legacy era)', () => {
   it('initializes a session and negotiates a 2025 version', async () => {
     const { client, transport } = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'mcp-edge-everything', version: '0.1.0' })
-    expect(client.getServerCapabilities()).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, completions: {}, logging: {} })
     expect(client.getInstructions()).toContain('conformance')
     expect(transport.sessionId).toMatch(/^[\x21-\x7e]{40,}$/)
     const init = wire.records.find((r) => r.method === 'initialize')!
@@ -94,7 +94,7 @@ describe('SDK v1 client (legacy era)', () => {
     const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } })
     expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: Paris' }])
     // The requests went out on the call's own stream, with ids no other instance makes.
-    const sent = wire.records.filter((r) => r.method === 'tools/call').flatMap((r) => r.messages).filter((m) => 'method' in m && !m.method?.startsWith('notifications/'))
+    const sent = wire.records.filter((r) => r.method === 'tools/call').flatMap((r) => r.messages).filter((m) => typeof m.method === 'string' && !m.method.startsWith('notifications/'))
     expect(sent.map((m) => m.method)).toEqual(['elicitation/create', 'sampling/createMessage'])
     expect(sent.every((m) => /^mcp-edge-[\w-]{22}$/.test(String(m.id)))).toBe(true)
     await client.close()

@@ -9,9 +9,17 @@ const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/inde
 
 export interface Check { id: string; status: string; errorMessage?: string }
 
-/** The scenarios the frozen 2026-07-28 requirement set lists for servers. */
-export const REQUIRED: string[] = readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml'), 'utf8')
+/** The scenarios a requirement set lists for servers. */
+const serverScenarios = (version: string): string[] => readFileSync(join(ROOT, `node_modules/@modelcontextprotocol/conformance/requirements/${version}.yaml`), 'utf8')
   .split('\nclient:')[0]!.split('\n').filter((l) => /^ {2}- /.test(l)).map((l) => l.trim().slice(2))
+
+/** The frozen 2026-07-28 requirement set's server scenarios. */
+export const REQUIRED = serverScenarios('2026-07-28')
+/** The 2025-11-25 requirement set's (the stateful era's, answered with sessions no instance holds). */
+export const REQUIRED_2025 = serverScenarios('2025-11-25')
+
+/** server-session-lifecycle (run, not scored, at 2025-11-25): a session is issued, ended by DELETE, then 404. */
+export const SESSION_CHECKS = ['server-session-initialized-accepted', 'server-session-delete-accepted', 'server-session-terminated-returns-404']
 
 export const LISTEN_CHECKS = [
   'sep-2575-server-sends-subscription-ack',

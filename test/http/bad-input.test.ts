@@ -203,7 +203,7 @@ describe('bad input', () => {
 
     it('405 answers name the allowed methods', async () => {
     const res = await send({ name: 'GET', method: 'GET', status: 405 })
-    expect(res.headers.allow).toBe('POST, DELETE, OPTIONS')
+    expect(res.headers.allow).toBe('GET, POST, DELETE, OPTIONS')
   })
 
   it('requestState that was tampered with, or made for another request, is refused', async () => {

@@ -23,9 +23,13 @@ describe('legacy era', () => {
     expect(body.error.code).toBe(-32020)
   })
 
-  it('initialize advertises no listChanged or subscribe: a stateless server has no GET stream for them', async () => {
-    const { body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, { headers: legacyHeaders() })
-    expect(body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
+  it('initialize advertises listChanged and subscribe where sessions carry them (a GET stream), neither without sessions', async () => {
+    const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }
+    const { body } = await rpc(handler, 'initialize', params, { headers: legacyHeaders() })
+    expect(body.result.capabilities).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, completions: {}, logging: {} })
+    const sessionless = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()], sessions: false })
+    const { body: plain } = await rpc(sessionless, 'initialize', params, { headers: legacyHeaders() })
+    expect(plain.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
   })
 
   it('legacy resources/read carries nothing but contents', async () => {

@@ -165,6 +165,65 @@ describe('2025 sessions across instances', () => {
   })
 })
 
+describe("a 2025 session's GET stream", () => {
+  const get = (handler: (r: Request, p?: object) => Promise<Response>, session: string, platform?: object) =>
+    handler(new Request('http://127.0.0.1/mcp', { headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } }), platform)
+  const subscribe = (handler: (r: Request) => Promise<Response>, session: string, uri: string, on = true) =>
+    post(handler, { jsonrpc: '2.0', id: 1, method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, session).then((r) => r.json())
+
+  it('carries updates of the resources the session subscribes to, and list changes, made on any instance', async () => {
+    const [a, b] = instances()
+    const session = await initialize(a)
+    // Subscribed before the stream opens: read from the store when it does.
+    await subscribe(b, session, 'test://watched-resource')
+    const res = await get(a, session)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const stream = messages(res, 'GET')
+    await new Promise((r) => setTimeout(r, 10))
+    await b.notify.resourceUpdated('test://static-text')
+    await b.notify.resourceUpdated('test://watched-resource')
+    expect((await stream.next()).value).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://watched-resource' } })
+    // Subscribed while it is open, on the other instance; the first URI dropped.
+    await subscribe(b, session, 'test://static-text')
+    await subscribe(b, session, 'test://watched-resource', false)
+    await b.notify.resourceUpdated('test://watched-resource')
+    await b.notify.toolsChanged()
+    await a.notify.resourceUpdated('test://static-text')
+    expect((await stream.next()).value).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })
+    expect((await stream.next()).value).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://static-text' } })
+    // DELETE on the other instance ends the session, and its stream.
+    await b(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': session } }))
+    expect((await stream.next()).done).toBe(true)
+  })
+
+  it('counts among the client\'s listen streams: past its share, 429; an unknown session, 404', async () => {
+    const [a] = instances({ listen: { maxStreamsPerClient: 1 } })
+    const platform = { clientAddress: '10.0.0.2' }
+    const session = await initialize(a, {}, platform)
+    const first = await get(a, session, platform)
+    expect(first.status).toBe(200)
+    const second = await get(a, session, platform)
+    expect(second.status).toBe(429)
+    expect((await second.json()).error).toMatchObject({ code: -32000, message: expect.stringContaining('listen streams open') })
+    await first.body!.cancel()
+    await new Promise((r) => setTimeout(r, 10))
+    const third = await get(a, session, platform)
+    expect(third.status).toBe(200)
+    await third.body!.cancel()
+    expect((await get(a, 'not-a-session')).status).toBe(404)
+  })
+
+  it('ends at shutdown', async () => {
+    const [a] = instances()
+    const session = await initialize(a)
+    const stream = messages(await get(a, session), 'GET')
+    const next = stream.next()
+    await a.close()
+    expect((await next).done).toBe(true)
+  })
+})
+
 describe('session ids', () => {
   it('are bound to the principal they were issued to, and carry only the capabilities asked about', async () => {
     const runtime = createRuntime(createEverythingServer(), { extensions: [tasks()], requestState: { secret: TEST_SECRET } })

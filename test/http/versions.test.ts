@@ -112,7 +112,7 @@ describe('legacy 2025 era', () => {
     expect(res.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/)
     const { result } = JSON.parse(res.text)
     expect(result).toMatchObject({ protocolVersion: answered, serverInfo: { name: 'mcp-edge-everything' } })
-    expect(result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
+    expect(result.capabilities).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, completions: {}, logging: {} })
     expect(result).not.toHaveProperty('resultType')
   })
 

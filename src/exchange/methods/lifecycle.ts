@@ -29,22 +29,24 @@ export const initialize: MethodDescriptor = {
     const requested = call.params.protocolVersion
     const legacy = server.versions.filter((v) => PROFILES.get(v)?.era === 'legacy')
     const protocolVersion = typeof requested === 'string' && legacy.includes(requested) ? requested : legacy[0]
-    const result: Record<string, unknown> = { protocolVersion, capabilities: legacyCapabilities(call.runtime.capabilities()), serverInfo: server.info }
+    const capabilities = legacyCapabilities(call.runtime.capabilities(), call.transport.keepsSessions === true)
+    const result: Record<string, unknown> = { protocolVersion, capabilities, serverInfo: server.info }
     if (server.options.instructions !== undefined) result.instructions = server.options.instructions
     return result
   },
 }
 
 /**
- * Legacy clients learn of changes only on a session's GET stream, which is not served yet (resources/subscribe
- * is kept with the session, for when it is): no change notifications are advertised. Extensions (tasks) are
- * negotiated per request in the `_meta` envelope, which 2025 requests do not have.
+ * Legacy clients learn of changes only on a session's GET stream, and subscribe with resources/subscribe:
+ * offered where the transport keeps sessions (src/http/session/), and not where every request stands
+ * alone. Extensions (tasks) are negotiated per request in the `_meta` envelope, which 2025 requests lack.
  */
-function legacyCapabilities(caps: ServerCapabilities): ServerCapabilities {
+function legacyCapabilities(caps: ServerCapabilities, sessions: boolean): ServerCapabilities {
   const { extensions: _, ...out }: ServerCapabilities = { ...caps }
-  if (caps.tools) out.tools = {}
-  if (caps.prompts) out.prompts = {}
-  if (caps.resources) out.resources = {}
+  const changes = (listChanged: boolean | undefined) => (sessions && listChanged ? { listChanged: true } : {})
+  if (caps.tools) out.tools = changes(caps.tools.listChanged)
+  if (caps.prompts) out.prompts = changes(caps.prompts.listChanged)
+  if (caps.resources) out.resources = { ...changes(caps.resources.listChanged), ...(sessions && caps.resources.subscribe ? { subscribe: true } : {}) }
   return out
 }
 

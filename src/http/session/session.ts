@@ -54,9 +54,16 @@ export async function findSession(runtime: Runtime, sessions: Sessions, id: stri
   return state.ended ? undefined : { claims, state }
 }
 
-/** DELETE of a session: ended for every instance (its record says so until the session would have expired). */
-export function endSession(sessions: Sessions, opened: OpenedSession, client: string | undefined): Promise<SessionState> {
-  return change(sessions.store, opened.claims, ended, sessions.limits, client)
+/** Where changes of one session are told to its open streams, on every instance. */
+export const sessionTopic = (key: string) => `session:${key}`
+
+/**
+ * DELETE of a session: ended for every instance (its record says so until the session would have
+ * expired), and its streams closed.
+ */
+export async function endSession(runtime: Runtime, sessions: Sessions, opened: OpenedSession, client: string | undefined): Promise<void> {
+  await change(sessions.store, opened.claims, ended, sessions.limits, client)
+  await runtime.backplane.publish({ topic: sessionTopic(opened.claims.key), data: { ended: true } })
 }
 
 /** The session of one request, as the exchange core sees it (Session). */
@@ -91,6 +98,8 @@ export class HttpSession implements Session {
 
   async subscribe(uri: string, on: boolean): Promise<void> {
     await this.#change(subscribed(uri, on))
+    // The session's streams start (or stop) following the URI, on whichever instance holds them.
+    await this.runtime.backplane.publish({ topic: sessionTopic(this.claims.key), data: { uri, on } })
   }
 
   ask(requests: readonly InputRequest[]): Promise<unknown[]> {
