@@ -1,6 +1,6 @@
 import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
-import { classify, errorResponse, isObject, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { classify, errorResponse, isObject, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { clientShare } from '../exchange/client-share.js'
@@ -9,6 +9,7 @@ import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
+import { StoreFull } from '../state/tasks.js'
 import { clientAddress } from './client-address.js'
 import { healthRoute } from './health.js'
 import { summarize, type HandlerSummary } from './summary.js'
@@ -230,10 +231,7 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     session = await findSession(context.runtime, context.sessions!, sessionId, identity?.principal)
     if (!session) return refuse('Session not found: it ended or expired; initialize a new one', NOT_FOUND, undefined, SESSION_NOT_FOUND)
     // The client's answer to a request we sent it, on whichever instance holds that request.
-    if (isObject(body) && !('method' in body) && isAskId(body.id)) {
-      await deliverAnswer(context.runtime.backplane, session.claims.key, body)
-      return new Response(null, { status: ACCEPTED })
-    }
+    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, session, body, identity, request, platform)
   }
   let message: JsonRpcRequest
   try {
@@ -257,6 +255,19 @@ async function sessionOf(context: HandlerContext, sessions: Sessions, request: R
   if (!session) return refuse('Session not found: it ended or expired', NOT_FOUND, undefined, SESSION_NOT_FOUND)
   const address = clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress)
   return { session, client: clientShare(checked?.principal, { clientAddress: address }) }
+}
+
+/** The client's answer to a request we sent it in its session: 202 once it is on its way to the asker. */
+async function answered(context: HandlerContext, session: OpenedSession, body: JsonObject, identity: Identity | undefined, request: Request, platform: RuntimeContext): Promise<Response> {
+  const { store, limits } = context.sessions!
+  const client = clientShare(identity?.principal, { clientAddress: clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress) })
+  try {
+    await deliverAnswer(context.runtime.backplane, store, session.claims.key, body, { client, perClient: limits.perClient, total: limits.total })
+  } catch (e) {
+    if (!(e instanceof StoreFull)) throw e
+    return refuse(e.message, e.fault === 'client' ? 429 : SERVICE_UNAVAILABLE, { 'retry-after': '10' }, OVERLOADED)
+  }
+  return new Response(null, { status: ACCEPTED })
 }
 
 /** DELETE: the session ends for every instance (its streams close); its id gets 404 from then on. */

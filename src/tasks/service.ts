@@ -134,8 +134,8 @@ export async function cancelTask(call: Call, service: TaskService, task: TaskRec
   return outcome
 }
 
-/** Whether a record is a task, rather than a resumable request run the same way (src/resumable/). */
-export const isTask = (record: TaskRecord): boolean => !isObject(record.work.resumable) && !isObject(record.work.session)
+/** A task, not another record kept beside tasks in a shared store (a resumable request, a 2025 session, a client's answer). */
+export const isTask = (record: TaskRecord): boolean => typeof record.work.tool === 'string' && !isObject(record.work.resumable)
 
 /** A random name for one run of a task: its lease holder. */
 export const newHolder = (): string => crypto.randomUUID()

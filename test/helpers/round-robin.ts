@@ -1,5 +1,5 @@
 /**
- * A reverse proxy that sends each request to the next of its upstreams in turn, bodies streamed both ways:
+ * A reverse proxy that sends each request to the next of its upstreams in turn, responses streamed back:
  * what a load balancer without affinity does to a session's requests. The Host header is the client's, as
  * behind a balancer, so that the servers' Host checks see what the client sent.
  */
@@ -10,16 +10,23 @@ export interface RoundRobin {
   readonly url: string
   /** Requests forwarded to each upstream, in the order given. */
   readonly counts: number[]
+  /** Every request: the upstream it went to, its HTTP method and its body (bodies are read whole first). */
+  readonly log: { upstream: number; method: string; body: string }[]
   close(): Promise<void>
 }
 
 export async function roundRobin(upstreams: readonly string[]): Promise<RoundRobin> {
   const targets = upstreams.map((u) => new URL(u))
   const counts = targets.map(() => 0)
+  const log: RoundRobin['log'] = []
   let next = 0
-  const server: Server = createServer((incoming, outgoing) => {
+  const server: Server = createServer(async (incoming, outgoing) => {
     const i = next++ % targets.length
     counts[i]!++
+    const chunks: Buffer[] = []
+    for await (const chunk of incoming) chunks.push(chunk as Buffer)
+    const body = Buffer.concat(chunks)
+    log.push({ upstream: i, method: incoming.method!, body: body.toString() })
     const target = targets[i]!
     const upstream = forward({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
@@ -27,7 +34,7 @@ export async function roundRobin(upstreams: readonly string[]): Promise<RoundRob
     })
     upstream.on('error', () => outgoing.destroy())
     outgoing.on('close', () => upstream.destroy())
-    incoming.pipe(upstream)
+    upstream.end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -35,6 +42,7 @@ export async function roundRobin(upstreams: readonly string[]): Promise<RoundRob
   return {
     url: `http://localhost:${port}${path}`,
     counts,
+    log,
     close: () => new Promise((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

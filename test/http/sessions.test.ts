@@ -71,6 +71,29 @@ describe('2025 sessions across instances', () => {
     expect(answer.error.message).toContain('User rejected sampling request')
   })
 
+  it('an answer whose publish was lost is found in the store when the backplane resyncs', async () => {
+    const fanout = memoryBackplane()
+    const lossy = { ...fanout, publish: async (event: { topic: string }) => (event.topic.startsWith('reply:') ? undefined : fanout.publish(event as never)) }
+    const [a, b] = instances({ backplane: lossy })
+    const session = await initialize(a)
+    const stream = messages(await post(a, call(1, 'test_sampling', { prompt: 'Hi' }), session), 'tools/call')
+    const asked = (await stream.next()).value as Message
+    expect((await post(b, { jsonrpc: '2.0', id: asked.id, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'kept' } } }, session)).status).toBe(202)
+    fanout.resync()
+    expect((await stream.next()).value).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'LLM response: kept' }] } })
+  })
+
+  it("answers are kept within the client's share of the store: past it, 429", async () => {
+    const [a] = instances({ sessions: { maxPerClient: 1 } })
+    const platform = { clientAddress: '10.0.0.3' }
+    const session = await initialize(a, {}, platform)
+    const answer = (id: string) => post(a, { jsonrpc: '2.0', id, result: {} }, session, platform)
+    expect((await answer('mcp-edge-aaaaaaaaaaaaaaaaaaaaaa')).status).toBe(202)
+    const refused = await answer('mcp-edge-bbbbbbbbbbbbbbbbbbbbbb')
+    expect(refused.status).toBe(429)
+    expect((await refused.json()).error).toMatchObject({ code: -32000 })
+  })
+
   it('an answer that is not a valid result of what was asked fails the call', async () => {
     const [a] = instances()
     const session = await initialize(a)

@@ -107,7 +107,7 @@ export class HttpSession implements Session {
     if (transport.buffered) return Promise.reject(new McpError(INTERNAL_ERROR, 'This request needs input from the client, and this endpoint delivers responses whole: serve it where responses stream'))
     // A request is written to the stream as a notification would be: the first one opens it.
     const emit = (request: JsonObject) => transport.emit(request as never)
-    return askClient(this.runtime.backplane, this.claims.key, emit, requests, transport.cancel.signal)
+    return askClient(this.runtime.backplane, this.sessions.store, this.claims.key, emit, requests, transport.cancel.signal)
   }
 
   async #change(transition: Transition): Promise<void> {
