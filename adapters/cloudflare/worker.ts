@@ -160,14 +160,17 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     const taskName = options.taskBinding ?? 'MCP_TASKS'
     const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
     if (!tasks && !options.store) inIsolateMemory(taskName, options.extensions)
+    // Tasks and resumable requests live and run in the task objects, so that they outlive the request.
+    const store = options.store ?? (tasks && durableTaskStore({ namespace: () => tasks }))
     handler = createFetchHandler(server, {
       ...options,
       auth: authFor(env),
       ...bindingServices(options, env),
       // A Worker's timer belongs to the request that set it: each listen stream keeps its own.
       requestTimers: true,
-      // Tasks and resumable requests live and run in the task objects, so that they outlive the request.
-      store: options.store ?? (tasks && durableTaskStore({ namespace: () => tasks })),
+      store,
+      // What a 2025 session changes is kept in the store: in isolates' memory, they would disagree.
+      sessions: options.sessions ?? (store ? undefined : false),
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',

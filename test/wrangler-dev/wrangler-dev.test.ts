@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWranglerDev } from '../../scripts/wrangler-dev.js'
 import { until } from '../helpers/async.js'
-import { LISTEN_CHECKS, problems, REQUIRED, runConformance, statuses, summary } from '../helpers/conformance.js'
+import { LISTEN_CHECKS, problems, REQUIRED, REQUIRED_2025, runConformance, SESSION_CHECKS, statuses, summary } from '../helpers/conformance.js'
 import { draftWireChecks } from '../helpers/draft-checks.js'
 import { resumableChecks } from '../helpers/resumable-checks.js'
 
@@ -44,6 +44,14 @@ describe('wrangler dev', () => {
     const tasks = [...results.keys()].filter((s) => s.startsWith('tasks-'))
     expect(tasks.length).toBeGreaterThanOrEqual(10)
     expect(problems(results, tasks, ['FAILURE', 'WARNING'])).toEqual([])
+  }, 240_000)
+
+  it('passes the 2025-11-25 requirement set: sessions in task Durable Objects, answers and updates through the hub', async () => {
+    const { output, results } = await runConformance(`http://localhost:${port}/mcp`, ['--requirements', '2025-11-25'])
+    console.log(summary(output))
+    expect(problems(results)).toEqual([])
+    expect(REQUIRED_2025.filter((s) => !results.has(s))).toEqual([])
+    expect(statuses(results, 'server-session-lifecycle', SESSION_CHECKS)).toEqual(SESSION_CHECKS.map((id) => [id, 'SUCCESS']))
   }, 240_000)
 
   it('serves the SDK v2 client: calls, MRTR, and progress spread over time', async () => {
