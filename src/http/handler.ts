@@ -304,7 +304,7 @@ async function follow(context: HandlerContext, sessions: Sessions, request: Requ
 function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined, session: OpenedSession | undefined): Promise<Response> {
   // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life.
   const transport = new HttpTransport(context, message.id, request, platform, identity)
-  if (session) transport.session = new HttpSession(context.runtime, context.sessions!, session.claims, session.state, transport)
+  if (session) transport.session = new HttpSession(context.runtime, context.sessions!, session, transport)
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
   const answered = exchange(context.runtime, message, transport)

@@ -48,6 +48,11 @@ export interface SessionLimits {
   readonly total: number
 }
 
+/** The session's record as last read or written by this request: what its next change starts from. */
+export interface Known {
+  record: TaskRecord | undefined
+}
+
 /** Compare-and-set attempts before a change is given up as contended (each loses only to another change). */
 const ATTEMPTS = 8
 
@@ -55,22 +60,28 @@ const ATTEMPTS = 8
  * Applies a transition to the stored state and returns the state after: creates the record on the first
  * change, retries when another instance wrote in between. Throws RangeError past the session's limits.
  */
-export async function change(store: TaskStore, claims: SessionClaims, transition: Transition, limits: SessionLimits, client: string | undefined): Promise<SessionState> {
+export async function change(
+  store: TaskStore, claims: SessionClaims, transition: Transition, limits: SessionLimits, client: string | undefined, known?: Known,
+): Promise<SessionState> {
   const id = recordId(claims.key)
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const record = await store.get(id)
+    // The record as the request read it is tried first: a change that meets no other costs one write.
+    const record = attempt === 0 && known ? known.record : await store.get(id)
     const before = stateOf(record)
     if (before.ended) return before
     const after = transition(before)
     checkLimits(after, limits)
     if (record) {
-      if (await store.put(written(record, after, record.version + 1))) return after
-      continue
+      const next = written(record, after, record.version + 1)
+      if (!(await store.put(next))) continue
+      if (known) known.record = next
+      return after
     }
     const fresh = written(undefined, after, 1, claims)
     const share: RecordLimits = { client, perClient: limits.perClient, total: limits.total }
     try {
       await store.create(fresh, share)
+      if (known) known.record = fresh
       return after
     } catch (e) {
       // Another instance made it first: change theirs. A full store is the caller's to answer.

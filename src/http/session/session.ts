@@ -5,7 +5,7 @@ import type { InputRequest } from '../../protocol/types.js'
 import { clientShare } from '../../exchange/client-share.js'
 import type { Runtime, Session, Transport } from '../../exchange/types.js'
 import { memoryTaskStore, StoreFull, type TaskStore } from '../../state/tasks.js'
-import { change, ended, levelSet, recordId, stateOf, subscribed, type SessionLimits, type SessionState, type Transition } from './records.js'
+import { change, ended, levelSet, recordId, stateOf, subscribed, type Known, type SessionLimits, type SessionState, type Transition } from './records.js'
 import { askClient } from './replies.js'
 import { openSession, type SessionClaims } from './token.js'
 
@@ -40,18 +40,20 @@ export function sessionService(options: SessionOptions, store: TaskStore | undef
   }
 }
 
-/** A session that exists: its claims, and what it remembers. */
+/** A session that exists: its claims, what it remembers, and the record that says so (none until it changed something). */
 export interface OpenedSession {
   readonly claims: SessionClaims
   readonly state: SessionState
+  readonly known: Known
 }
 
 /** The live session an `Mcp-Session-Id` names; undefined when it is not one (forged, expired, another principal's) or ended. */
 export async function findSession(runtime: Runtime, sessions: Sessions, id: string, principal: string | undefined): Promise<OpenedSession | undefined> {
   const claims = await openSession(runtime, id, principal)
   if (!claims) return undefined
-  const state = stateOf(await sessions.store.get(recordId(claims.key)))
-  return state.ended ? undefined : { claims, state }
+  const record = await sessions.store.get(recordId(claims.key))
+  const state = stateOf(record)
+  return state.ended ? undefined : { claims, state, known: { record } }
 }
 
 /** Where changes of one session are told to its open streams, on every instance. */
@@ -62,7 +64,7 @@ export const sessionTopic = (key: string) => `session:${key}`
  * expired), and its streams closed.
  */
 export async function endSession(runtime: Runtime, sessions: Sessions, opened: OpenedSession, client: string | undefined): Promise<void> {
-  await change(sessions.store, opened.claims, ended, sessions.limits, client)
+  await change(sessions.store, opened.claims, ended, sessions.limits, client, opened.known)
   await runtime.backplane.publish({ topic: sessionTopic(opened.claims.key), data: { ended: true } })
 }
 
@@ -73,15 +75,14 @@ export class HttpSession implements Session {
   constructor(
     private readonly runtime: Runtime,
     private readonly sessions: Sessions,
-    private readonly claims: SessionClaims,
-    state: SessionState,
+    private readonly opened: OpenedSession,
     private readonly transport: Pick<Transport, 'emit' | 'cancel' | 'principal' | 'clientAddress' | 'buffered'>,
   ) {
-    this.#state = state
+    this.#state = opened.state
   }
 
-  get key(): string {
-    return this.claims.key
+  private get claims(): SessionClaims {
+    return this.opened.claims
   }
 
   get client(): Session['client'] {
@@ -113,7 +114,7 @@ export class HttpSession implements Session {
   async #change(transition: Transition): Promise<void> {
     const client = clientShare(this.transport.principal, this.transport)
     try {
-      this.#state = await change(this.sessions.store, this.claims, transition, this.sessions.limits, client)
+      this.#state = await change(this.sessions.store, this.claims, transition, this.sessions.limits, client, this.opened.known)
     } catch (e) {
       if (e instanceof RangeError) throw new McpError(INVALID_PARAMS, `Refused: ${e.message}`)
       if (e instanceof StoreFull) throw new Overloaded(e.message, e.fault, 10)
