@@ -9,6 +9,7 @@ export type {
 export type { SchemaInput, StandardSchema } from './server/schema.js'
 export { createApp, type AppOptions } from './http/app.js'
 export { createFetchHandler, type FetchHandler, type HandlerOptions, type RuntimeContext } from './http/handler.js'
+export type { SessionOptions } from './http/session/session.js'
 export type { HandlerSummary } from './http/summary.js'
 export { LOOPBACK_HOSTS, type SecurityOptions } from './http/security.js'
 export { InvalidToken, type AuthOptions, type TokenVerifier, type Verified, type VerifyContext } from './auth/options.js'
