@@ -1,10 +1,11 @@
 import type { Readable, Writable } from 'node:stream'
 import {
-  Cancellation, classify, createRuntime, errorResponse, exchange, notification, readId, resultResponse,
+  Cancellation, classify, createRuntime, errorResponse, exchange, isObject, notification, readId, resultResponse,
   type JsonRpcNotification, type JsonRpcRequest,
 } from '../../src/core.js'
 import { ERROR, McpError, type McpServer, type Notify, type RuntimeOptions } from '../../src/index.js'
 import { LineSplitter } from './lines.js'
+import { StdioSession } from './stdio-session.js'
 import { defaultTelemetry } from './telemetry.js'
 
 export interface StdioOptions extends RuntimeOptions {
@@ -29,8 +30,11 @@ export interface StdioServer {
 
 interface InFlight { readonly cancel: Cancellation; readonly done: Promise<void>; readonly stream: boolean }
 
-/** A line as a JSON-RPC message; undefined for a blank one, or once the error saying what is wrong went out. */
-function readLine(line: string, write: (message: unknown) => void): ReturnType<typeof classify> | undefined {
+/**
+ * A line as a JSON-RPC message; undefined for a blank one, for the client's answer to a request of ours
+ * (taken by `answered`), or once the error saying what is wrong went out.
+ */
+function readLine(line: string, write: (message: unknown) => void, answered: (body: Record<string, unknown>) => boolean): ReturnType<typeof classify> | undefined {
   if (line.trim() === '') return undefined
   let body: unknown
   try {
@@ -38,6 +42,7 @@ function readLine(line: string, write: (message: unknown) => void): ReturnType<t
   } catch {
     return void write(errorResponse(undefined, new McpError(ERROR.PARSE, 'Parse error: the line is not valid JSON')))
   }
+  if (isObject(body) && !('method' in body) && answered(body)) return undefined
   try {
     return classify(body)
   } catch (e) {
@@ -77,6 +82,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   // A client that closed its end of stdout must not crash the server: stop instead.
   output.on('error', () => void close())
   let stopped = false
+  // A 2025 client's session: the connection, from its initialize on.
+  let session: StdioSession | undefined
 
   const onNotification = (message: JsonRpcNotification) => {
     if (message.method !== 'notifications/cancelled') return
@@ -89,8 +96,12 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     const cancel = new Cancellation()
     const stream = runtime.method('modern', message.method)?.stream === true
     const emit = (n: JsonRpcNotification) => cancel.aborted || write(n)
-    const done = exchange(runtime, message, { versionHeader: null, cancel, emit, env: options.env }).then((answer) => {
+    const done = exchange(runtime, message, { versionHeader: null, cancel, emit, env: options.env, keepsSessions: true, session }).then((answer) => {
       inFlight.delete(k)
+      if (message.method === 'initialize' && answer.ok && answer.profile.era === 'legacy') {
+        session?.close()
+        session = new StdioSession(runtime, message.params ?? {}, write)
+      }
       // A cancelled request gets no answer at all, not even the error its cancellation caused.
       if (cancel.aborted) return
       if (!answer.ok) return write(errorResponse(answer.id, answer.error))
@@ -102,7 +113,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   }
 
   const onLine = (line: string) => {
-    const incoming = readLine(line, write)
+    const incoming = readLine(line, write, (body) => session?.answered(body) ?? false)
     if (incoming?.kind === 'notification') onNotification(incoming.message)
     else if (incoming) onRequest(incoming.message)
   }
@@ -123,6 +134,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       await new Promise((r) => setImmediate(r))
     }
     const streams = [...inFlight.values()].filter((f) => f.stream).map((f) => f.done)
+    session?.close()
     await runtime.close()
     await Promise.allSettled(streams)
     for (const { cancel } of inFlight.values()) cancel.abort(new Error('the server is stopping'))

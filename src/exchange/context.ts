@@ -91,7 +91,7 @@ export class Context implements RequestContext {
     if (profile.era === 'legacy') {
       const { session } = this.#call.transport
       if (!session) throw legacyInputError(profile, method)
-      return askSession(session, requests, client.capabilities, profile) as never
+      return askSession(this.#call, session, requests) as never
     }
     if (!this.#round) throw new Error(`${method} cannot ask the client for input`)
     return answer(await this.#opened(), requests, client.capabilities, profile) as never

@@ -106,10 +106,10 @@ export async function inputRequiredResult(runtime: Runtime, round: Round, reques
  * A 2025 session's client is asked at once, on the request's own stream (Session.ask), and its answers are
  * checked as a retry's inputResponses would be: the handler gets the same values in either era.
  */
-export async function askSession(session: Session, requests: Record<string, InputRequest>, caps: ClientCapabilities, profile: Profile): Promise<JsonObject> {
+export async function askSession(call: Call, session: Session, requests: Record<string, InputRequest>): Promise<JsonObject> {
   const entries = Object.entries(requests)
-  for (const [, request] of entries) checkCapability(request, caps, profile)
-  const answers = await session.ask(entries.map(([, request]) => request))
+  for (const [, request] of entries) checkCapability(request, call.client.capabilities, call.profile)
+  const answers = await session.ask(entries.map(([, request]) => request), call.transport.cancel.signal)
   const out: JsonObject = {}
   entries.forEach(([key, request], i) => {
     if (!validResponse(request.method, answers[i])) throw new McpError(INTERNAL_ERROR, `The client's answer to ${request.method} is not a valid result`)

@@ -268,10 +268,10 @@ export interface Session {
   /** `resources/subscribe` (`on`) and `resources/unsubscribe`. */
   subscribe(uri: string, on: boolean): Promise<void>
   /**
-   * Sends the requests to the client on this request's stream and resolves with its results, in order;
-   * rejects with the client's error, or when the request is aborted first.
+   * Sends the requests to the client (over HTTP, on this request's stream) and resolves with its results,
+   * in order; rejects with the client's error, or once `signal` (the request's) aborts.
    */
-  ask(requests: readonly InputRequest[]): Promise<unknown[]>
+  ask(requests: readonly InputRequest[], signal: AbortSignal): Promise<unknown[]>
 }
 
 /** One request past envelope validation: what methods work from. It is also the Asker of visibility checks. */

@@ -4,6 +4,7 @@ import { classify, errorResponse, isObject, readId, resultResponse, type JsonObj
 import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { clientShare } from '../exchange/client-share.js'
+import { SessionStream } from '../exchange/session-stream.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
@@ -16,8 +17,8 @@ import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import { deliverAnswer, isAskId } from './session/replies.js'
-import { SessionStream } from './session/stream.js'
 import { endSession, findSession, HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
+import { recordId, stateOf } from './session/records.js'
 import { issueSession } from './session/token.js'
 import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
 import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
@@ -282,16 +283,29 @@ async function end(context: HandlerContext, sessions: Sessions, request: Request
 async function follow(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
   const found = await sessionOf(context, sessions, request, platform)
   if (found instanceof Response) return found
-  const cancel = new Cancellation(request)
-  const stream = new SessionStream(context.runtime, sessions, found.session.claims.key, found.session.state, cancel, found.client, platform.deadline)
+  const { runtime } = context
+  const { key } = found.session.claims
+  const stream = new SessionStream(runtime, {
+    key,
+    uris: found.session.state.subscriptions,
+    client: found.client,
+    expires: Math.min(Date.now() + runtime.maxListenMs, platform.deadline ?? Infinity),
+    refresh: async () => {
+      const state = stateOf(await sessions.store.get(recordId(key)))
+      return state.ended ? undefined : state.subscriptions
+    },
+  })
   try {
     stream.start()
   } catch (e) {
     if (!(e instanceof Overloaded)) throw e
     return json(errorResponse(undefined, e), e.fault === 'client' ? 429 : 503, { 'retry-after': String(e.retryAfterSec) })
   }
+  // The client leaving ends the stream: its SSE writer aborts this cancellation.
+  const cancel = new Cancellation(request)
+  cancel.onAbort(stream.end)
   const { stream: sse, response } = openSse(context, platform, request, cancel)
-  stream.sse = sse
+  stream.sink = sse
   return response
 }
 

@@ -3,10 +3,12 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { McpServer } from '../../src/index.js'
+import { McpServer, tasks } from '../../src/index.js'
+import { createEverythingServer } from '../../examples/everything/server.js'
 import { deferred, turns, until } from '../helpers/async.js'
 import { gatedBackplane } from '../helpers/backplane.js'
 import { mutationEnv } from '../helpers/mutation.js'
@@ -44,13 +46,89 @@ describe('stdio with the SDK clients', () => {
     await client.close()
   })
 
-  it('SDK v1 (2025 era): initialize, list, call', async () => {
-    const client = new V1Client({ name: 'stdio-v1', version: '1.0.0' })
+  it('SDK v1 (2025 era): initialize, list, call; the connection is its session: asked mid-call, its log level, its subscriptions', async () => {
+    const client = new V1Client({ name: 'stdio-v1', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } })
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'a@b.c' } }))
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm' }))
+    const logs: unknown[] = []
+    const updates: string[] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri))
     await client.connect(new V1StdioTransport({ ...ENTRY, env: mutationEnv(), stderr: 'pipe' }))
     expect(client.getServerVersion()?.name).toBe('mcp-edge-everything')
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true })
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('add')
     expect((await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).structuredContent).toEqual({ sum: 42 })
+    expect((await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who?' } })).content).toEqual([
+      { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"a@b.c"}' },
+    ])
+    expect((await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital?' } })).content).toEqual([{ type: 'text', text: 'LLM response: Paris' }])
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} })
+    expect(logs).toEqual([])
+    await client.setLoggingLevel('info')
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} })
+    expect(logs).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed'])
+    await client.subscribeResource({ uri: 'test://watched-resource' })
+    await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await until(() => updates.length === 1, 5000, 'a resource update')
+    await client.unsubscribeResource({ uri: 'test://watched-resource' })
+    await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await client.callTool({ name: 'test_simple_text', arguments: {} })
+    expect(updates).toEqual(['test://watched-resource'])
     await client.close()
+  })
+})
+
+describe('stdio 2025 session', () => {
+  const init = (id: number, capabilities: object = { elicitation: {} }) =>
+    ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'c', version: '1' } } })
+  const ask = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_elicitation', arguments: { message: 'Who?' } } })
+  const asked = async (lines: Record<string, any>[], n: number) => {
+    await until(() => lines.filter((l) => l.method === 'elicitation/create').length >= n, 5000, 'a question')
+    return lines.filter((l) => l.method === 'elicitation/create')[n - 1]!
+  }
+
+  it("the client's error fails the call; an answer to nothing we asked is refused; a cancelled call is answered by nobody", async () => {
+    const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
+    send(init(1))
+    await until(() => lines.some((l) => l.id === 1))
+    send(ask(2))
+    const first = await asked(lines, 1)
+    expect(first.id).toMatch(/^mcp-edge-\d+$/)
+    send({ jsonrpc: '2.0', id: first.id, error: { code: -1, message: 'User declined to answer' } })
+    await until(() => lines.some((l) => l.id === 2))
+    expect(lines.find((l) => l.id === 2)).toMatchObject({ error: { code: -1, message: 'The client answered User declined to answer' } })
+    // The same id again: nothing waits for it any more.
+    send({ jsonrpc: '2.0', id: first.id, result: { action: 'accept' } })
+    await until(() => lines.some((l) => l.id === first.id && l.error))
+    expect(lines.find((l) => l.id === first.id && l.error).error).toMatchObject({ code: -32600 })
+    send(ask(3))
+    const second = await asked(lines, 2)
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } })
+    await turns(10)
+    send({ jsonrpc: '2.0', id: second.id, result: { action: 'accept', content: { username: 'late', email: 'l@a.te' } } })
+    await turns(10)
+    expect(lines.some((l) => l.id === 3)).toBe(false)
+    await stdio.close()
+  })
+
+  it('a new initialize ends the session before it: its questions fail, and what it set is gone', async () => {
+    const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
+    send(init(1))
+    await until(() => lines.some((l) => l.id === 1))
+    send({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'debug' } })
+    send(ask(3))
+    await asked(lines, 1)
+    send(init(4, {}))
+    await until(() => lines.some((l) => l.id === 3))
+    expect(lines.find((l) => l.id === 3)).toMatchObject({ error: { code: -32603, message: 'The session ended before the client answered' } })
+    // The new session declared no elicitation, and set no level.
+    send(ask(5))
+    send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'test_tool_with_logging', arguments: {} } })
+    await until(() => lines.some((l) => l.id === 5) && lines.some((l) => l.id === 6))
+    expect(lines.find((l) => l.id === 5)).toMatchObject({ error: { code: -32021 } })
+    expect(lines.filter((l) => l.method === 'notifications/message')).toEqual([])
+    await stdio.close()
   })
 })
 

@@ -3,6 +3,7 @@ import { McpError, Overloaded } from '../../protocol/errors.js'
 import type { JsonObject } from '../../protocol/jsonrpc.js'
 import type { InputRequest } from '../../protocol/types.js'
 import { clientShare } from '../../exchange/client-share.js'
+import { sessionTopic } from '../../exchange/session-stream.js'
 import type { Runtime, Session, Transport } from '../../exchange/types.js'
 import { memoryTaskStore, StoreFull, type TaskStore } from '../../state/tasks.js'
 import { change, ended, levelSet, recordId, stateOf, subscribed, type Known, type SessionLimits, type SessionState, type Transition } from './records.js'
@@ -56,9 +57,6 @@ export async function findSession(runtime: Runtime, sessions: Sessions, id: stri
   return state.ended ? undefined : { claims, state, known: { record } }
 }
 
-/** Where changes of one session are told to its open streams, on every instance. */
-export const sessionTopic = (key: string) => `session:${key}`
-
 /**
  * DELETE of a session: ended for every instance (its record says so until the session would have
  * expired), and its streams closed.
@@ -76,7 +74,7 @@ export class HttpSession implements Session {
     private readonly runtime: Runtime,
     private readonly sessions: Sessions,
     private readonly opened: OpenedSession,
-    private readonly transport: Pick<Transport, 'emit' | 'cancel' | 'principal' | 'clientAddress' | 'buffered'>,
+    private readonly transport: Pick<Transport, 'emit' | 'principal' | 'clientAddress' | 'buffered'>,
   ) {
     this.#state = opened.state
   }
@@ -103,12 +101,12 @@ export class HttpSession implements Session {
     await this.runtime.backplane.publish({ topic: sessionTopic(this.claims.key), data: { uri, on } })
   }
 
-  ask(requests: readonly InputRequest[]): Promise<unknown[]> {
+  ask(requests: readonly InputRequest[], signal: AbortSignal): Promise<unknown[]> {
     const { transport } = this
     if (transport.buffered) return Promise.reject(new McpError(INTERNAL_ERROR, 'This request needs input from the client, and this endpoint delivers responses whole: serve it where responses stream'))
     // A request is written to the stream as a notification would be: the first one opens it.
     const emit = (request: JsonObject) => transport.emit(request as never)
-    return askClient(this.runtime.backplane, this.sessions.store, this.claims.key, emit, requests, transport.cancel.signal)
+    return askClient(this.runtime.backplane, this.sessions.store, this.claims.key, emit, requests, signal)
   }
 
   async #change(transition: Transition): Promise<void> {
