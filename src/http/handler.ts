@@ -1,27 +1,27 @@
-import { HEADER_PROTOCOL_VERSION, INVALID_REQUEST, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
+import { HEADER_PROTOCOL_VERSION, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
-import { classify, errorResponse, isObject, readId, resultResponse, type JsonObject, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { classify, errorResponse, isObject, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Runtime, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
-import { clientShare } from '../exchange/client-share.js'
-import { SessionStream } from '../exchange/session-stream.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
 import type { AuthInfo, Notify } from '../server/context.js'
 import type { McpServer } from '../server/server.js'
-import { StoreFull } from '../state/tasks.js'
 import { clientAddress } from './client-address.js'
 import { healthRoute } from './health.js'
+import { json, refuse } from './respond.js'
+import type { RuntimeContext } from './runtime-context.js'
 import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
-import { deliverAnswer, isAskId } from './session/replies.js'
-import { endSession, findSession, HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
-import { recordId, stateOf } from './session/records.js'
-import { issueSession } from './session/token.js'
-import { directSseStream, keepAlive, SSE_HEADERS, sseStream, type DirectSse, type KeepAlive, type SseStream } from './sse.js'
+import { isAskId } from './session/replies.js'
+import { answered, end, follow, issued, lookup, SESSION_HEADER } from './session/routes.js'
+import { HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
+import { keepAlive, openSse, type KeepAlive, type SseStream } from './sse.js'
 import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
+
+export type { RuntimeContext } from './runtime-context.js'
 
 export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
@@ -62,35 +62,6 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    * 2025 clients without sessions, every request on its own. Default: on.
    */
   sessions?: SessionOptions | false | undefined
-}
-
-/** What a runtime hands to each request besides the Request itself. */
-export interface RuntimeContext {
-  /** Passed to handlers as `ctx.env` (Workers bindings; on Lambda, `{ event, context }`). */
-  env?: unknown
-  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
-  /**
-   * When the platform ends the request whatever happens (ms since the epoch; Lambda's timeout less a
-   * margin): listen streams end gracefully with their result by then.
-   */
-  deadline?: number | undefined
-  /**
-   * The platform delivers the response whole (Lambda behind an HTTP API or ALB): the answer is always one
-   * JSON object, notifications before it are dropped, and `subscriptions/listen` is refused with a reason.
-   */
-  buffered?: boolean | undefined
-  /**
-   * Identity an outer layer verified already (createWorker takes it from workers-oauth-provider's
-   * `ctx.auth`): with `auth` configured, it stands in for the bearer token, whose scopes still apply.
-   */
-  auth?: AuthInfo | undefined
-  /** The client's network address (Node: the socket's; Workers: CF-Connecting-IP; Lambda: the source IP). */
-  clientAddress?: string | undefined
-  /**
-   * Writes SSE streams to the connection itself instead of through a Response body (Node: straight to the
-   * ServerResponse), which saves each open stream a ReadableStream, its reader and their promises.
-   */
-  sse?: DirectSse | undefined
 }
 
 export interface FetchHandler {
@@ -226,13 +197,15 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     if (e.status === 503) return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
     return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
-  const sessionId = context.sessions && request.headers.get(SESSION_HEADER)
+  const { sessions } = context
+  const sessionId = sessions && request.headers.get(SESSION_HEADER)
   let session: OpenedSession | undefined
   if (sessionId) {
-    session = await findSession(context.runtime, context.sessions!, sessionId, identity?.principal)
-    if (!session) return refuse('Session not found: it ended or expired; initialize a new one', NOT_FOUND, undefined, SESSION_NOT_FOUND)
+    const found = await lookup(context, sessions!, sessionId, identity?.principal)
+    if (found instanceof Response) return found
+    session = found
     // The client's answer to a request we sent it, on whichever instance holds that request.
-    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, session, body, identity, request, platform)
+    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, sessions!, session, body, identity?.principal, request, platform)
   }
   let message: JsonRpcRequest
   try {
@@ -244,69 +217,6 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     return json(errorResponse(readId(body), e as McpError), MALFORMED)
   }
   return respond(context, message, request, platform, identity, session)
-}
-
-/** The session a GET or DELETE names, once its token (if any) is checked; a Response when there is none. */
-async function sessionOf(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response | { session: OpenedSession; client: string | undefined }> {
-  const checked = context.gate ? await context.gate.authenticate(request, platform.env, platform.auth) : undefined
-  if (checked instanceof Response) return checked
-  const id = request.headers.get(SESSION_HEADER)
-  if (!id) return refuse(`Bad Request: ${request.method} needs the Mcp-Session-Id of a session`, MALFORMED)
-  const session = await findSession(context.runtime, sessions, id, checked?.principal)
-  if (!session) return refuse('Session not found: it ended or expired', NOT_FOUND, undefined, SESSION_NOT_FOUND)
-  const address = clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress)
-  return { session, client: clientShare(checked?.principal, { clientAddress: address }) }
-}
-
-/** The client's answer to a request we sent it in its session: 202 once it is on its way to the asker. */
-async function answered(context: HandlerContext, session: OpenedSession, body: JsonObject, identity: Identity | undefined, request: Request, platform: RuntimeContext): Promise<Response> {
-  const { store, limits } = context.sessions!
-  const client = clientShare(identity?.principal, { clientAddress: clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress) })
-  try {
-    await deliverAnswer(context.runtime.backplane, store, session.claims.key, body, { client, perClient: limits.perClient, total: limits.total })
-  } catch (e) {
-    if (!(e instanceof StoreFull)) throw e
-    return refuse(e.message, e.fault === 'client' ? 429 : SERVICE_UNAVAILABLE, { 'retry-after': '10' }, OVERLOADED)
-  }
-  return new Response(null, { status: ACCEPTED })
-}
-
-/** DELETE: the session ends for every instance (its streams close); its id gets 404 from then on. */
-async function end(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
-  const found = await sessionOf(context, sessions, request, platform)
-  if (found instanceof Response) return found
-  await endSession(context.runtime, sessions, found.session, found.client)
-  return new Response(null, { status: 204 })
-}
-
-/** GET: the session's stream of change notifications, until the client leaves, its lifetime ends or the session does. */
-async function follow(context: HandlerContext, sessions: Sessions, request: Request, platform: RuntimeContext): Promise<Response> {
-  const found = await sessionOf(context, sessions, request, platform)
-  if (found instanceof Response) return found
-  const { runtime } = context
-  const { key } = found.session.claims
-  const stream = new SessionStream(runtime, {
-    key,
-    uris: found.session.state.subscriptions,
-    client: found.client,
-    expires: Math.min(Date.now() + runtime.maxListenMs, platform.deadline ?? Infinity),
-    refresh: async () => {
-      const state = stateOf(await sessions.store.get(recordId(key)))
-      return state.ended ? undefined : state.subscriptions
-    },
-  })
-  try {
-    stream.start()
-  } catch (e) {
-    if (!(e instanceof Overloaded)) throw e
-    return json(errorResponse(undefined, e), e.fault === 'client' ? 429 : 503, { 'retry-after': String(e.retryAfterSec) })
-  }
-  // The client leaving ends the stream: its SSE writer aborts this cancellation.
-  const cancel = new Cancellation(request)
-  cancel.onAbort(stream.end)
-  const { stream: sse, response } = openSse(context, platform, request, cancel)
-  stream.sink = sse
-  return response
 }
 
 /**
@@ -322,21 +232,12 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
   const answered = exchange(context.runtime, message, transport)
-  const issuing = context.sessions && message.method === 'initialize' ? answered.then((a) => issued(context, message, transport, a)) : answered
+  const { sessions } = context
+  const issuing = sessions && message.method === 'initialize'
+    ? answered.then((a) => issued(context.runtime, sessions, message, transport.principal, a, (id) => void (transport.sessionId = id)))
+    : answered
   void issuing.then((answer) => transport.answer(answer))
   return response
-}
-
-/** A 2025 client's initialize, answered: its session begins, named in the response's Mcp-Session-Id. */
-async function issued(context: HandlerContext, message: JsonRpcRequest, transport: HttpTransport, answer: Answer): Promise<Answer> {
-  if (!answer.ok || answer.profile.era !== 'legacy') return answer
-  try {
-    transport.sessionId = await issueSession(context.runtime, message.params ?? {}, transport.principal, context.sessions!.ttlMs)
-    return answer
-  } catch (e) {
-    if (!(e instanceof McpError)) throw e
-    return { ok: false, id: answer.id, profile: answer.profile, stage: 'envelope', error: e }
-  }
 }
 
 /**
@@ -415,7 +316,7 @@ class HttpTransport implements Transport {
   }
 
   #open(): SseStream {
-    const { stream, response } = openSse(this.context, this.platform, this.raw, this.cancel)
+    const { stream, response } = openSse(this.context.keepAlives, this.platform.sse, this.raw, this.cancel)
     this.#respond(response)
     return stream
   }
@@ -469,32 +370,7 @@ class HttpTransport implements Transport {
   }
 }
 
-/** An SSE response; on a direct stream its headers go out now, before CORS headers would be added to a Response. */
-function openSse(context: HandlerContext, platform: RuntimeContext, raw: Request, cancel: Cancellation): { stream: SseStream; response: Response } {
-  if (platform.sse) {
-    const direct = directSseStream(context.keepAlives, platform as { sse: DirectSse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, cancel)
-    return { stream: direct, response: direct.response }
-  }
-  const body = sseStream(context.keepAlives, cancel)
-  // A stream lives on: from now on the request's own signal aborts its work too.
-  void cancel.signal
-  return { stream: body, response: new Response(body.body, { status: 200, headers: SSE_HEADERS }) }
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json' }
-const SESSION_HEADER = 'mcp-session-id'
-/** The SDKs' code for an unknown session, beside the 404 the 2025 transport requires. */
-const SESSION_NOT_FOUND = -32001
-const NOT_FOUND = 404
 const NO_PLATFORM: RuntimeContext = {}
-
-function refuse(message: string, status: number, headers?: Record<string, string>, code: number = INVALID_REQUEST): Response {
-  return json(errorResponse(undefined, new McpError(code, message)), status, headers)
-}
-
-function json(body: unknown, status: number, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
-}
 
 function withoutCredentials(request: Request): Request {
   const headers = new Headers(request.headers)

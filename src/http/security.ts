@@ -18,7 +18,7 @@ export interface SecurityOptions {
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
 
 const ALLOWED_REQUEST_HEADERS = [
-  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id',
+  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id',
   'traceparent', 'tracestate', 'baggage',
 ]
 
@@ -59,7 +59,8 @@ function sameOrigin(origin: string, host: string): boolean {
 export function corsHeaders(request: Request): Record<string, string> | undefined {
   const origin = request.headers.get('origin')
   if (origin === null) return undefined
-  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate' }
+  // A 2025 client in a browser reads its session id from initialize's answer.
+  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate, mcp-session-id' }
 }
 
 /** Answers a preflight: every MCP header, including whichever `Mcp-Param-*` the browser asks for. */
@@ -68,7 +69,8 @@ export function preflightHeaders(request: Request): Record<string, string> {
     .split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.startsWith('mcp-param-'))
   return {
     ...corsHeaders(request),
-    'access-control-allow-methods': 'POST, OPTIONS',
+    // GET and DELETE: a 2025 session's stream and end.
+    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     'access-control-allow-headers': [...ALLOWED_REQUEST_HEADERS, ...requested].join(', '),
     'access-control-max-age': '86400',
   }

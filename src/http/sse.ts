@@ -1,3 +1,6 @@
+import type { Cancellation } from '../exchange/cancellation.js'
+import { corsHeaders } from './security.js'
+
 /** A server-sent-events response that JSON-RPC messages are written to as they happen. */
 export interface SseStream {
   /**
@@ -156,4 +159,19 @@ class SseWriter implements SseStream {
     this.keepAlives.delete(this)
     return true
   }
+}
+
+/**
+ * The SSE response of a request: on the connection itself where the runtime offers it (`sse`), whose headers
+ * go out at once (CORS ones included, as they could not be added to a Response later), else a Response body.
+ */
+export function openSse(keepAlives: KeepAlive, sse: DirectSse | undefined, raw: Request, cancel: Cancellation): { stream: SseStream; response: Response } {
+  if (sse) {
+    const direct = directSseStream(keepAlives, { sse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, cancel)
+    return { stream: direct, response: direct.response }
+  }
+  const body = sseStream(keepAlives, cancel)
+  // A stream lives on: from now on the request's own signal aborts its work too.
+  void cancel.signal
+  return { stream: body, response: new Response(body.body, { status: 200, headers: SSE_HEADERS }) }
 }

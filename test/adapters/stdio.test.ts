@@ -101,7 +101,7 @@ describe('stdio 2025 session', () => {
     // The same id again: nothing waits for it any more.
     send({ jsonrpc: '2.0', id: first.id, result: { action: 'accept' } })
     await until(() => lines.some((l) => l.id === first.id && l.error))
-    expect(lines.find((l) => l.id === first.id && l.error).error).toMatchObject({ code: -32600 })
+    expect(lines.find((l) => l.id === first.id && l.error)!.error).toMatchObject({ code: -32600 })
     send(ask(3))
     const second = await asked(lines, 2)
     send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } })

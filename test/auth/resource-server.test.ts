@@ -93,7 +93,7 @@ describe('order with the other checks', () => {
   it('lets a browser client read the challenge (WWW-Authenticate exposed through CORS), and answers preflights without a token', async () => {
     const handler = handlerWith({}, { allowedOrigins: ['https://app.example'] })
     const res = await post(handler, { origin: 'https://app.example' })
-    expect([res.status, res.headers.get('access-control-allow-origin'), res.headers.get('access-control-expose-headers')]).toEqual([401, 'https://app.example', 'www-authenticate'])
+    expect([res.status, res.headers.get('access-control-allow-origin'), res.headers.get('access-control-expose-headers')]).toEqual([401, 'https://app.example', 'www-authenticate, mcp-session-id'])
     const preflight = await handler(new Request('http://localhost/mcp', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }))
     expect(preflight.status).toBe(204)
   })

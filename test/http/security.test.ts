@@ -56,8 +56,8 @@ describe('Origin validation and CORS', () => {
     expect(validateServerMessage('2026-07-28', 'tools/list', await res.clone().json())).toEqual([])
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(res.headers.get('vary')).toBe('Origin')
-    // So that a browser client can read the authorization challenge of a 401.
-    expect(res.headers.get('access-control-expose-headers')).toBe('www-authenticate')
+    // So that a browser client can read the authorization challenge of a 401, and a 2025 session's id.
+    expect(res.headers.get('access-control-expose-headers')).toBe('www-authenticate, mcp-session-id')
   })
 
   it('sends no CORS headers to requests without an Origin', async () => {
@@ -91,10 +91,10 @@ describe('Origin validation and CORS', () => {
     expect(res.status).toBe(204)
     const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
     expect(allowed).toEqual([
-      'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id',
+      'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id',
       'traceparent', 'tracestate', 'baggage', 'mcp-param-region', 'mcp-param-count',
     ])
-    expect(res.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS')
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS')
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(res.headers.get('access-control-max-age')).toBe('86400')
   })

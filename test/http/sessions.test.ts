@@ -188,6 +188,71 @@ describe('2025 sessions across instances', () => {
   })
 })
 
+describe('2025 sessions when the store or backplane fails', () => {
+  /** The memory store, failing while `down` is set: what Redis going away looks like to the handler. */
+  function failing() {
+    const store = memoryTaskStore()
+    const state = { down: false }
+    const gate = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => (...a: A) => (state.down ? Promise.reject(new Error('store unavailable')) : f(...a))
+    return { state, store: { ...store, get: gate(store.get.bind(store)), put: gate(store.put.bind(store)), create: gate(store.create.bind(store)) } }
+  }
+
+  it('a session the store cannot read: 503 with Retry-After, the error reported, never a 500; then served again', async () => {
+    const { state, store } = failing()
+    const reported: unknown[] = []
+    const [a] = instances({ store, onError: (e) => void reported.push(e) })
+    const session = await initialize(a)
+    state.down = true
+    for (const res of [
+      await post(a, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, session),
+      await post(a, { jsonrpc: '2.0', id: 'mcp-edge-aaaaaaaaaaaaaaaaaaaaaa', result: {} }, session),
+      await a(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': session } })),
+      await a(new Request('http://127.0.0.1/mcp', { headers: { 'mcp-session-id': session } })),
+    ]) {
+      expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('1')
+      expect((await res.json()).error).toMatchObject({ code: -32000, message: expect.stringMatching(/^Sessions are unavailable for a moment \(error id \w+\): try again$/) })
+    }
+    expect(reported).toHaveLength(4)
+    state.down = false
+    expect((await post(a, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)).status).toBe(200)
+  })
+
+  it('a store that fails on the write, after the lookup read it: the request fails in-band with an error id', async () => {
+    const { store } = failing()
+    const [a] = instances({ store, onError: () => {} })
+    const session = await initialize(a)
+    // A record exists (so the change is a put), then the store refuses the write.
+    await post(a, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }, session)
+    store.put = () => Promise.reject(new Error('store unavailable'))
+    const level = await (await post(a, { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'debug' } }, session)).json()
+    expect(level.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^Internal error \(error id \w+\)$/) })
+  })
+
+  it('a publish that fails loses nothing: the subscribe, the answer and DELETE are done, the failure reported', async () => {
+    const fanout = memoryBackplane()
+    const reported: unknown[] = []
+    const broken = { ...fanout, publish: async () => Promise.reject(new Error('backplane down')) }
+    const [a] = instances({ backplane: broken, onError: (e, c) => void reported.push(c.during) })
+    const session = await initialize(a)
+    expect(await (await post(a, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'test://watched-resource' } }, session)).json()).toMatchObject({ result: {} })
+    expect((await post(a, { jsonrpc: '2.0', id: 'mcp-edge-aaaaaaaaaaaaaaaaaaaaaa', result: {} }, session)).status).toBe(202)
+    expect((await a(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': session } }))).status).toBe(204)
+    expect((await post(a, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)).status).toBe(404)
+    expect(reported).toEqual(['publish', 'publish', 'publish'])
+  })
+
+  it("a failing requestState secret at initialize is the server's fault: -32603 with an error id, no session, reported", async () => {
+    const reported: unknown[] = []
+    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], requestState: { secret: () => Promise.reject(new Error('secret store down')) }, onError: (e) => void reported.push(e) })
+    const res = await post(handler, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('mcp-session-id')).toBeNull()
+    expect((await res.json()).error).toMatchObject({ code: -32603, message: expect.stringMatching(/^Internal error \(error id \w+\)$/) })
+    expect(reported).toHaveLength(1)
+  })
+})
+
 describe("a 2025 session's GET stream", () => {
   const get = (handler: (r: Request, p?: object) => Promise<Response>, session: string, platform?: object) =>
     handler(new Request('http://127.0.0.1/mcp', { headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } }), platform)

@@ -5,6 +5,7 @@ import { isObject, type JsonObject } from '../../protocol/jsonrpc.js'
 import type { InputRequest } from '../../protocol/types.js'
 import { isResync, type Backplane, type ChangeEvent, type Resync } from '../../state/backplane.js'
 import type { RecordLimits, TaskStore } from '../../state/tasks.js'
+import type { Runtime } from '../../exchange/types.js'
 
 /**
  * Requests from server to client in a 2025 session. The request goes out on the SSE stream of the client's
@@ -61,9 +62,9 @@ export async function askClient(
 /**
  * Hands a client's answer (a JSON-RPC response POSTed in its session) to whichever instance asked: kept in
  * the store within the client's share of records (an id is not checked against anything, so answers to
- * nothing count too), then published.
+ * nothing count too), then published. Rejects when the store does (StoreFull past the limits).
  */
-export async function deliverAnswer(backplane: Backplane, store: TaskStore, session: string, message: JsonObject, limits: RecordLimits): Promise<void> {
+export async function deliverAnswer(runtime: Runtime, store: TaskStore, session: string, message: JsonObject, limits: RecordLimits): Promise<void> {
   const data: JsonObject = { session }
   if (isObject(message.error)) data.error = message.error
   else data.result = message.result ?? null
@@ -76,5 +77,6 @@ export async function deliverAnswer(backplane: Backplane, store: TaskStore, sess
     // The same answer twice keeps the first; a full share or store refuses it (the caller answers 429/503).
     if ((e as Error).name === 'StoreFull') throw e
   })
-  await backplane.publish({ topic: topicOf(id), data })
+  // Kept, so not lost: a publish that fails is the operator's to see, and the waiter finds it on its resync.
+  await runtime.backplane.publish({ topic: topicOf(id), data }).catch((e: unknown) => void runtime.report(e, { during: 'publish' }))
 }

@@ -63,7 +63,7 @@ export async function findSession(runtime: Runtime, sessions: Sessions, id: stri
  */
 export async function endSession(runtime: Runtime, sessions: Sessions, opened: OpenedSession, client: string | undefined): Promise<void> {
   await change(sessions.store, opened.claims, ended, sessions.limits, client, opened.known)
-  await runtime.backplane.publish({ topic: sessionTopic(opened.claims.key), data: { ended: true } })
+  await tell(runtime, opened.claims.key, { ended: true })
 }
 
 /** The session of one request, as the exchange core sees it (Session). */
@@ -98,7 +98,7 @@ export class HttpSession implements Session {
   async subscribe(uri: string, on: boolean): Promise<void> {
     await this.#change(subscribed(uri, on))
     // The session's streams start (or stop) following the URI, on whichever instance holds them.
-    await this.runtime.backplane.publish({ topic: sessionTopic(this.claims.key), data: { uri, on } })
+    await tell(this.runtime, this.claims.key, { uri, on })
   }
 
   ask(requests: readonly InputRequest[], signal: AbortSignal): Promise<unknown[]> {
@@ -119,4 +119,12 @@ export class HttpSession implements Session {
       throw e
     }
   }
+}
+
+/**
+ * Tells the session's open streams, on every instance, of a change kept in the store already: a publish that
+ * fails is reported, not the request's failure (a stream reads the store again when it opens).
+ */
+function tell(runtime: Runtime, key: string, data: JsonObject): Promise<void> {
+  return runtime.backplane.publish({ topic: sessionTopic(key), data }).catch((e: unknown) => void runtime.report(e, { during: 'publish' }))
 }
