@@ -316,7 +316,7 @@ class HttpTransport implements Transport {
   }
 
   #open(): SseStream {
-    const { stream, response } = openSse(this.context.keepAlives, this.platform.sse, this.raw, this.cancel)
+    const { stream, response } = openSse(this.context.keepAlives, this.platform, this.raw, this.cancel)
     this.#respond(response)
     return stream
   }

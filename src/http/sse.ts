@@ -162,12 +162,13 @@ class SseWriter implements SseStream {
 }
 
 /**
- * The SSE response of a request: on the connection itself where the runtime offers it (`sse`), whose headers
+ * The SSE response of a request: on the connection itself where the platform offers it (`sse`), whose headers
  * go out at once (CORS ones included, as they could not be added to a Response later), else a Response body.
  */
-export function openSse(keepAlives: KeepAlive, sse: DirectSse | undefined, raw: Request, cancel: Cancellation): { stream: SseStream; response: Response } {
-  if (sse) {
-    const direct = directSseStream(keepAlives, { sse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, cancel)
+export function openSse(keepAlives: KeepAlive, platform: { readonly sse?: DirectSse | undefined }, raw: Request, cancel: Cancellation): { stream: SseStream; response: Response } {
+  if (platform.sse) {
+    // Called on the platform: it may be a method of it.
+    const direct = directSseStream(keepAlives, platform as { sse: DirectSse }, { ...SSE_HEADERS, ...corsHeaders(raw) }, cancel)
     return { stream: direct, response: direct.response }
   }
   const body = sseStream(keepAlives, cancel)

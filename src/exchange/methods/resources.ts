@@ -83,11 +83,10 @@ const subscription = (method: string, on: boolean): MethodDescriptor => ({
   method,
   eras: ['legacy'],
   served: servedBy('resources'),
-  nameParam: 'uri',
   async run(call) {
     const { session, keepsSessions } = call.transport
     if (!keepsSessions) throw methodNotFound(method)
-    if (!session) throw new McpError(INVALID_REQUEST, `${method} needs a session: send the Mcp-Session-Id that initialize gave`)
+    if (!session) throw new McpError(INVALID_REQUEST, `${method} needs the session that initialize begins (over HTTP, its Mcp-Session-Id)`)
     const uri = requireString(call.params, 'uri')
     if (on && !call.runtime.readable(uri, call)) throw notFound(uri)
     await session.subscribe(uri, on)

@@ -91,7 +91,7 @@ export async function follow(context: SessionContext, sessions: Sessions, reques
   // The client leaving ends the stream: its SSE writer aborts this cancellation.
   const cancel = new Cancellation(request)
   cancel.onAbort(stream.end)
-  const { stream: sse, response } = openSse(context.keepAlives, platform.sse, request, cancel)
+  const { stream: sse, response } = openSse(context.keepAlives, platform, request, cancel)
   stream.sink = sse
   return response
 }
