@@ -8,6 +8,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createFetchHandler, McpServer, ToolError } from '../../src/index.js'
 import { openTelemetry } from '../../src/otel/index.js'
+import { Cancellation, createRuntime, exchange } from '../../src/core.js'
 import { otelSdk, type OtelSdk } from '../helpers/otel.js'
 import { META_2026, rpc } from '../helpers/server.js'
 import { sseMessages } from '../helpers/wire.js'
@@ -336,6 +337,48 @@ describe('a request as a span', () => {
     const span = only('tools/call slow')
     const [s, ns] = span.duration
     expect(s * 1000 + ns / 1e6).toBeGreaterThanOrEqual(40)
+  })
+})
+
+describe('attributes at the edges', () => {
+  it('names no target for a method other than tools/call and prompts/get, whatever its params hold', async () => {
+    const mcp = handler()
+    await rpc(mcp, 'resources/list', { name: 'stray', _meta: META_2026() })
+    const span = only('resources/list')
+    expect(Object.keys(span.attributes).filter((k) => k.startsWith('gen_ai.'))).toEqual([])
+  })
+
+  it('gives the default port of the scheme where the URL names none, and the tracer is mcp-edge\'s', async () => {
+    sdk = otelSdk()
+    const mcp = createFetchHandler(definition(), { allowedHosts: ['mcp.example.com'], telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) })
+    for (const url of ['https://mcp.example.com/mcp', 'http://mcp.example.com/mcp']) await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: META_2026() }, { url })
+    expect(sdk.spans().map((s) => [s.attributes['server.address'], s.attributes['server.port']])).toEqual([['mcp.example.com', 443], ['mcp.example.com', 80]])
+    expect(sdk.spans()[0]!.instrumentationScope.name).toBe('mcp-edge')
+  })
+
+  it('over a transport without HTTP (stdio): network.transport pipe, and neither network.protocol.name nor a server address', async () => {
+    sdk = otelSdk()
+    const runtime = createRuntime(definition(), { telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) })
+    const message = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, _meta: META_2026() } }
+    await exchange(runtime, message, { versionHeader: null, cancel: new Cancellation(), emit: () => {} })
+    const span = only('tools/call echo')
+    expect(span.attributes['network.transport']).toBe('pipe')
+    expect(Object.keys(span.attributes).filter((k) => k.startsWith('server.') || k === 'network.protocol.name')).toEqual([])
+  })
+
+  it('captures a result only of a tools/call that answered one', async () => {
+    const mcp = handler({ captureContent: true })
+    await rpc(mcp, 'tools/call', { name: 'nowhere', arguments: {}, _meta: META_2026() })
+    await rpc(mcp, 'prompts/get', { name: 'greet', _meta: META_2026() })
+    expect(only('tools/call nowhere').attributes).toMatchObject({ 'error.type': '-32602', 'gen_ai.tool.call.arguments': '{}' })
+    expect(only('tools/call nowhere').attributes['gen_ai.tool.call.result']).toBeUndefined()
+    expect(only('prompts/get greet').attributes['gen_ai.tool.call.result']).toBeUndefined()
+  })
+
+  it('counts only listen requests among the open listen streams', async () => {
+    const mcp = handler()
+    await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: META_2026() })
+    expect(await sdk.sums('mcp.server.listen.streams')).toEqual([])
   })
 })
 

@@ -3,12 +3,17 @@
  * flushed where the platform may freeze the instance once it has answered. Across processes:
  * test/otel/processes.test.ts.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
-import { describe, expect, it } from 'vitest'
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFetchHandler, McpError, McpServer, tasks, ToolError } from '../../src/index.js'
 import { openTelemetry } from '../../src/otel/index.js'
 import { otelSdk } from '../helpers/otel.js'
 import { taskClient } from '../helpers/tasks.js'
+
+// What NodeSDK registers: without it nothing is active, and a task has no request to link back to.
+beforeAll(() => void context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()))
+afterAll(() => context.disable())
 
 describe('a task\'s run in one process', () => {
   it('is an INTERNAL span marked with how the run failed, flushed where the platform gives waitUntil', async () => {
@@ -44,6 +49,10 @@ describe('a task\'s run in one process', () => {
       expect(run('invalid').attributes['error.type']).toBe('-32602')
       expect(run('fine').attributes['error.type']).toBeUndefined()
       expect(run('fine').status.code).toBe(SpanStatusCode.UNSET)
+      // A trace of its own, linked once to the request that made it (which it runs inside of, here).
+      const made = sdk.spans().find((s) => s.name === 'tools/call fine')!
+      expect(run('fine').spanContext().traceId).not.toBe(made.spanContext().traceId)
+      expect(run('fine').links.map((l) => l.context.spanId)).toEqual([made.spanContext().spanId])
       // A tool error completes its task (with an isError result); a protocol error fails it.
       expect(await sdk.sumsBy('mcp.server.task.transitions', 'mcp.task.status')).toEqual({ working: 3, completed: 2, failed: 1 })
       expect(await sdk.descriptors()).toMatchObject({ 'mcp.server.task.transitions': { unit: '{task}', description: 'Tasks entering a status' } })
