@@ -62,6 +62,13 @@ export interface RecordLimits {
   readonly total: number
 }
 
+/** An option that must be a positive integer, or its default; `name` names it in the error (and its unit). */
+export function positive(value: number | undefined, fallback: number, name: string, unit = ''): number {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer${unit}`)
+  return v
+}
+
 /** A store refused a new record: its client has its whole share (`client`), or the store is full (`server`). */
 export class StoreFull extends Error {
   constructor(message: string, readonly fault: 'client' | 'server') {

@@ -3,7 +3,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS } from '../protocol/constants.js'
 import { McpError } from '../protocol/errors.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import { isTerminal, type TaskRecord, type TaskStatus } from '../state/tasks.js'
+import { isTerminal, positive, type TaskRecord, type TaskStatus } from '../state/tasks.js'
 
 /** 128 random bits, base64url: unguessable, and the only thing that names a task. */
 export const newTaskId = (): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16)))
@@ -45,13 +45,6 @@ export interface WorkLimitOptions {
    * 1 Mi). Arguments or answers past it are refused (-32602); a result past it fails the work, saying so.
    */
   maxRecordBytes?: number | undefined
-}
-
-/** An option that must be a positive integer, or its default; `name` names it in the error (and its unit). */
-export function positive(value: number | undefined, fallback: number, name: string, unit = ''): number {
-  const v = value ?? fallback
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer${unit}`)
-  return v
 }
 
 /** The limits `options` name, with their defaults; `name` prefixes what an invalid one is called. */

@@ -179,6 +179,14 @@ describe('2025 sessions across instances', () => {
     expect((await res.json()).error).toMatchObject({ code: -32602 })
   })
 
+  it('refuses options that are not positive integers, at start-up', () => {
+    const make = (sessions: object) => () => createFetchHandler(createEverythingServer(), { extensions: [tasks()], sessions })
+    expect(make({ ttlMs: 0 })).toThrow('sessions.ttlMs must be a positive integer (ms)')
+    expect(make({ maxPerClient: 1.5 })).toThrow('sessions.maxPerClient must be a positive integer')
+    expect(make({ maxTotal: -1 })).toThrow('sessions.maxTotal must be a positive integer')
+    expect(make({ maxSubscriptions: Number.NaN })).toThrow('sessions.maxSubscriptions must be a positive integer')
+  })
+
   it('with sessions off, initialize issues none and DELETE is not allowed', async () => {
     const [a] = instances({ sessions: false })
     const res = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
