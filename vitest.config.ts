@@ -18,7 +18,7 @@ const NOT_MUTATING = ['test/conformance/**', 'test/wrangler-dev/**', 'test/packa
 const OTHER_PROCESS = [
   'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/cluster-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
-  'test/lambda/billing.test.ts', 'test/lambda/start-lambda.test.ts', 'test/lambda/otel.test.ts', 'test/otel/processes.test.ts', 'test/clients/sdk-v1-sessions.test.ts',
+  'test/lambda/billing.test.ts', 'test/lambda/start-lambda.test.ts', 'test/lambda/otel.test.ts', 'test/otel/processes.test.ts', 'test/clients/sdk-sessions.test.ts',
 ]
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'

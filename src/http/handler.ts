@@ -334,7 +334,9 @@ class HttpTransport implements Transport {
       const headers = this.sessionId ? { ...answerHeaders(answer), [SESSION_HEADER]: this.sessionId } : answerHeaders(answer)
       return this.#respond(body ? json(body, answerStatus(answer), headers) : new Response(null, { status: 204 }))
     }
-    if (body && !this.cancel.aborted) this.#stream.write(body)
+    // Aborted by the time limit, the stream is still the client's: it gets the error. A client that left
+    // reads nothing more, and its stream takes no more writes (src/http/sse.ts).
+    if (body) this.#stream.write(body)
     this.#stream.close()
   }
 

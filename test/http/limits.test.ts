@@ -228,6 +228,20 @@ describe('shutdown', () => {
 })
 
 describe('handler time', () => {
+  it('ends a streamed answer (progress sent already) with the -32603 that says why, once the time limit stops it', async () => {
+    const s = new McpServer({ name: 'slow', version: '1' }).tool('hang', {}, (_a, ctx) => {
+      ctx.progress(1, 2)
+      return new Promise<string>(() => {})
+    })
+    const h = createFetchHandler(s, { handlerTimeoutMs: 100 })
+    const p = { name: 'hang', arguments: {}, _meta: META_2026({}, { progressToken: 'p-1' }) }
+    const res = await h(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: modernHeaders('tools/call', p), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }) }))
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const sent = []
+    for await (const m of sseMessages(res.body!)) sent.push(m)
+    expect(sent.map((m: Record<string, any>) => m.method ?? m.error?.message)).toEqual(['notifications/progress', "The request ran past the server's time limit (100 ms) and was stopped"])
+  })
+
   it('aborts a handler that runs past handlerTimeoutMs and answers -32603; listen streams are not cut by it', async () => {
     let stopped = false
     const s = new McpServer({ name: 'slow', version: '1' }).tool('hang', {}, (_a, ctx) => {

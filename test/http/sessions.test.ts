@@ -94,6 +94,17 @@ describe('2025 sessions across instances', () => {
     expect((await refused.json()).error).toMatchObject({ code: -32000 })
   })
 
+  it('a question never answered waits only as long as the handler may run: then the call fails with a reason', async () => {
+    const [a] = instances({ handlerTimeoutMs: 100 })
+    const session = await initialize(a)
+    const stream = messages(await post(a, call(1, 'test_elicitation', { message: 'Who?' }), session), 'tools/call')
+    expect((await stream.next()).value).toMatchObject({ method: 'elicitation/create' })
+    const answer = (await stream.next()).value as Message
+    expect(answer).toMatchObject({ id: 1, error: { code: -32603 } })
+    expect(answer.error.message).toMatch(/time limit/)
+    expect((await stream.next()).done).toBe(true)
+  })
+
   it('an answer that is not a valid result of what was asked fails the call', async () => {
     const [a] = instances()
     const session = await initialize(a)

@@ -1,9 +1,10 @@
 /**
- * The v1 SDK client in its default mode against two `npm start` processes sharing Redis, behind a
- * round-robin proxy: every request of its session may land on the other process. A tool that elicits and
- * one that samples are answered end to end, and a resource update made on one process reaches the
- * session's GET stream on whichever holds it.
+ * The SDK clients in their default mode (the 2025 handshake: v1, and v2, on which MCP Inspector 2 is built)
+ * against two `npm start` processes sharing Redis, behind a round-robin proxy: every request of a session
+ * may land on the other process. A tool that elicits and one that samples are answered end to end, and a
+ * resource update made on one process reaches the session's GET stream on whichever holds it.
  */
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -71,6 +72,33 @@ describe('SDK v1 client across two processes, no affinity', () => {
     await until(() => updates.length === 2, 5000, 'two updates')
     expect(updates).toEqual(['test://watched-resource', 'test://watched-resource'])
     expect(new Set(proxy.log.slice(before).filter((r) => r.method === 'POST').map((r) => r.upstream))).toEqual(new Set([0, 1]))
+    await client.close()
+  })
+})
+
+describe('SDK v2 client in its default mode (2025), across two processes', () => {
+  it('initializes a session; elicits and samples through either process; gets an update made on either', async () => {
+    const client = new V2Client({ name: 'sdk-v2-sessions', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } })
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { username: 'grace', email: 'g@h.i' } }))
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'Lyon' }, model: 'm' }))
+    const updates: string[] = []
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri))
+    const start = proxy.log.length
+    const transport = new V2Transport(new URL(proxy.url))
+    await client.connect(transport)
+    expect(transport.sessionId).toMatch(/^[\x21-\x7e]{40,}$/)
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true })
+    for (let i = 0; i < 2; i++) {
+      expect((await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who?' } })).content).toEqual([
+        { type: 'text', text: 'User response: action=accept, content={"username":"grace","email":"g@h.i"}' },
+      ])
+      expect((await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Second city?' } })).content).toEqual([{ type: 'text', text: 'LLM response: Lyon' }])
+    }
+    await client.subscribeResource({ uri: 'test://watched-resource' })
+    await until(() => proxy.log.slice(start).some((r) => r.method === 'GET'), 5000, 'the GET stream')
+    await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await client.callTool({ name: 'test_update_watched_resource', arguments: {} })
+    await until(() => updates.length === 2, 5000, 'two updates')
     await client.close()
   })
 })
