@@ -2,7 +2,7 @@
  * The conformance suite's tools that ask the client mid-call (its 2025 scenarios: a 2025 session is asked on
  * the call's own stream; a modern client gets the same questions as an input_required result).
  */
-import type { McpServer } from '../../src/index.js'
+import type { McpServer, RequestContext } from '../../src/index.js'
 import { sleep } from './sleep.js'
 
 type Form = Record<string, unknown>
@@ -38,16 +38,19 @@ const CONTACT: Form = {
   required: ['username', 'email'],
 }
 
+/** A tool handler that logs three times, `ms` apart (the conformance suite's logging tools). */
+export const logsThrice = (ms: number) => async (_args: unknown, ctx: RequestContext) => {
+  ctx.log('info', 'Tool execution started')
+  await sleep(ms, ctx.signal)
+  ctx.log('info', 'Tool processing data')
+  await sleep(ms, ctx.signal)
+  ctx.log('info', 'Tool execution completed')
+  return 'Logging complete'
+}
+
 export function addAskingTools(server: McpServer): void {
   server
-    .tool('test_tool_with_logging', { description: 'Logs three times, 50 ms apart' }, async (_args, ctx) => {
-      ctx.log('info', 'Tool execution started')
-      await sleep(50, ctx.signal)
-      ctx.log('info', 'Tool processing data')
-      await sleep(50, ctx.signal)
-      ctx.log('info', 'Tool execution completed')
-      return 'Logging complete'
-    })
+    .tool('test_tool_with_logging', { description: 'Logs three times, 50 ms apart' }, logsThrice(50))
     .tool('test_sampling', {
       description: 'Asks the client model the prompt it is given',
       input: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },

@@ -6,7 +6,7 @@ import * as z from 'zod'
 import { McpServer, type ServerOptions } from '../../src/index.js'
 import { PNG_BASE64, WAV_BASE64 } from './media.js'
 import { sleep } from './sleep.js'
-import { addAskingTools } from './asking.js'
+import { addAskingTools, logsThrice } from './asking.js'
 import { addTaskTools } from './tasks.js'
 
 const nameForm = (message: string, field = 'name') => ({
@@ -58,14 +58,7 @@ export function createEverythingServer(options: Partial<ServerOptions> = {}): Mc
       isError: true,
       content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
     }))
-    .tool('test_logging_tool', { description: 'Logs while it runs (only when the request sets a logLevel)' }, async (_args, ctx) => {
-      ctx.log('info', 'Tool execution started')
-      await sleep(20, ctx.signal)
-      ctx.log('info', 'Tool processing data')
-      await sleep(20, ctx.signal)
-      ctx.log('info', 'Tool execution completed')
-      return 'Logging complete'
-    })
+    .tool('test_logging_tool', { description: 'Logs while it runs (only when the request sets a logLevel)' }, logsThrice(20))
     .tool('test_missing_capability', { description: 'Needs the sampling capability', requires: { sampling: {} } }, async (_args, ctx) => {
       const answer = await ctx.sample('question', {
         messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }],
