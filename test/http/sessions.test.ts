@@ -8,6 +8,7 @@ import { createFetchHandler, memoryBackplane, memoryTaskStore, tasks, type Handl
 import { createRuntime } from '../../src/core.js'
 import { issueSession, openSession } from '../../src/http/session/token.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
+import { until } from '../helpers/async.js'
 import { TEST_SECRET } from '../helpers/server.js'
 import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 
@@ -105,6 +106,38 @@ describe('2025 sessions across instances', () => {
     expect((await stream.next()).done).toBe(true)
   })
 
+  it('a client that leaves while it is asked: the wait ends, and its backplane subscription with it', async () => {
+    const fanout = memoryBackplane()
+    const [a] = instances({ backplane: fanout })
+    const session = await initialize(a)
+    const before = fanout.size
+    const controller = new AbortController()
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session }
+    const res = await a(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(call(1, 'test_sampling', { prompt: 'Hi' })), signal: controller.signal }))
+    expect((await messages(res, 'tools/call').next()).value).toMatchObject({ method: 'sampling/createMessage' })
+    expect(fanout.size).toBe(before + 1)
+    controller.abort()
+    await until(() => fanout.size === before, 2000, 'the subscription closed')
+  })
+
+  it('routes only answers to its own ids (mcp-edge-, at most 64 characters); others are refused as before', async () => {
+    const [a] = instances()
+    const session = await initialize(a)
+    for (const id of ['other-1', `mcp-edge-${'x'.repeat(60)}`, 7]) {
+      const res = await post(a, { jsonrpc: '2.0', id, result: {} }, session)
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.message).toBe('The server accepts no responses')
+    }
+  })
+
+  it('behind whole responses (a buffered platform), a session cannot be asked: the call fails at once, saying why', async () => {
+    const [a] = instances()
+    const platform = { buffered: true }
+    const session = await initialize(a, ELICIT_AND_SAMPLE, platform)
+    const res = await post(a, call(1, 'test_sampling', { prompt: 'Hi' }), session, platform)
+    expect((await res.json()).error).toEqual({ code: -32603, message: 'This request needs input from the client, and this endpoint delivers responses whole: serve it where responses stream' })
+  })
+
   it('an answer that is not a valid result of what was asked fails the call', async () => {
     const [a] = instances()
     const session = await initialize(a)
@@ -119,7 +152,9 @@ describe('2025 sessions across instances', () => {
     const session = await initialize(a, {})
     const refused = await post(a, call(1, 'test_elicitation', { message: 'Who?' }), session)
     expect(refused.status).toBe(200)
-    expect((await refused.json()).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } })
+    expect((await refused.json()).error).toEqual({
+      code: -32021, message: 'The client did not declare the capability this request needs (elicitation/create)', data: { requiredCapabilities: { elicitation: { form: {} } } },
+    })
     const sessionless = await (await post(a, call(2, 'test_elicitation', { message: 'Who?' }))).json()
     expect(sessionless.result).toMatchObject({ isError: true })
     expect(sessionless.result.content[0].text).toContain('a 2025 session (initialize over HTTP)')
@@ -147,7 +182,10 @@ describe('2025 sessions across instances', () => {
     expect(await sub(4, 'test://static-text', false)).toMatchObject({ result: {} })
     expect(await sub(5, 'test://template/1/data')).toMatchObject({ result: {} })
     expect((await sub(6, 'test://nothing-here')).error).toMatchObject({ code: -32602, message: 'Resource not found: test://nothing-here' })
-    expect((await sub(7, 'test://watched-resource', true, '')).error).toMatchObject({ code: -32600 })
+    expect((await sub(7, 'test://watched-resource', true, '')).error).toEqual({ code: -32600, message: 'resources/subscribe needs the session that initialize begins (over HTTP, its Mcp-Session-Id)' })
+    expect((await sub(8, `test://template/${'x'.repeat(70_000)}/data`, true, await initialize(a))).error).toEqual({ code: -32602, message: "Refused: a session's subscriptions name at most 65536 characters of URIs" })
+    const level = await post(b, { jsonrpc: '2.0', id: 9, method: 'logging/setLevel', params: { level: 'loud' } }, session)
+    expect((await level.json()).error).toEqual({ code: -32602, message: 'level must be one of debug, info, notice, warning, error, critical, alert, emergency' })
   })
 
   it('DELETE on one instance ends the session on both: 404 with -32001 from then on', async () => {
@@ -182,12 +220,25 @@ describe('2025 sessions across instances', () => {
     expect(refused.headers.get('retry-after')).toBe('10')
   })
 
+  it('past the total of every client: 503, for kept answers and for sessions that remember something', async () => {
+    const [a] = instances({ sessions: { maxTotal: 1 } })
+    const one = { clientAddress: '10.0.1.1' }
+    const two = { clientAddress: '10.0.1.2' }
+    const s1 = await initialize(a, {}, one)
+    expect((await post(a, { jsonrpc: '2.0', id: 'mcp-edge-aaaaaaaaaaaaaaaaaaaaaa', result: {} }, s1, one)).status).toBe(202)
+    const s2 = await initialize(a, {}, two)
+    const answer = await post(a, { jsonrpc: '2.0', id: 'mcp-edge-bbbbbbbbbbbbbbbbbbbbbb', result: {} }, s2, two)
+    expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '10'])
+    const level = await post(a, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }, s2, two)
+    expect(level.status).toBe(503)
+  })
+
   it('what initialize declared must fit in the id: 400 -32602 past 2,048 characters', async () => {
     const [a] = instances()
     const res = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: { pad: 'x'.repeat(3000) } }, clientInfo: { name: 'c', version: '1' } } })
     expect(res.status).toBe(400)
     expect(res.headers.get('mcp-session-id')).toBeNull()
-    expect((await res.json()).error).toMatchObject({ code: -32602 })
+    expect((await res.json()).error).toEqual({ code: -32602, message: 'capabilities and clientInfo take more than 2048 characters of JSON' })
   })
 
   it('refuses options that are not positive integers, at start-up', () => {
@@ -219,7 +270,7 @@ describe('2025 sessions when the store or backplane fails', () => {
   it('a session the store cannot read: 503 with Retry-After, the error reported, never a 500; then served again', async () => {
     const { state, store } = failing()
     const reported: unknown[] = []
-    const [a] = instances({ store, onError: (e) => void reported.push(e) })
+    const [a] = instances({ store, onError: (_e, c) => void reported.push(c.during) })
     const session = await initialize(a)
     state.down = true
     for (const res of [
@@ -232,7 +283,7 @@ describe('2025 sessions when the store or backplane fails', () => {
       expect(res.headers.get('retry-after')).toBe('1')
       expect((await res.json()).error).toMatchObject({ code: -32000, message: expect.stringMatching(/^Sessions are unavailable for a moment \(error id \w+\): try again$/) })
     }
-    expect(reported).toHaveLength(4)
+    expect(reported).toEqual(['session', 'session', 'session', 'session'])
     state.down = false
     expect((await post(a, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)).status).toBe(200)
   })
@@ -263,12 +314,12 @@ describe('2025 sessions when the store or backplane fails', () => {
 
   it("a failing requestState secret at initialize is the server's fault: -32603 with an error id, no session, reported", async () => {
     const reported: unknown[] = []
-    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], requestState: { secret: () => Promise.reject(new Error('secret store down')) }, onError: (e) => void reported.push(e) })
+    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], requestState: { secret: () => Promise.reject(new Error('secret store down')) }, onError: (_e, c) => void reported.push(c) })
     const res = await post(handler, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
     expect(res.status).toBe(200)
     expect(res.headers.get('mcp-session-id')).toBeNull()
     expect((await res.json()).error).toMatchObject({ code: -32603, message: expect.stringMatching(/^Internal error \(error id \w+\)$/) })
-    expect(reported).toHaveLength(1)
+    expect(reported).toMatchObject([{ method: 'initialize', requestId: 0, during: 'session' }])
   })
 })
 
@@ -319,6 +370,76 @@ describe("a 2025 session's GET stream", () => {
     expect(third.status).toBe(200)
     await third.body!.cancel()
     expect((await get(a, 'not-a-session')).status).toBe(404)
+  })
+
+  it("a session's changes reach its own streams, not another session's", async () => {
+    const [a, b] = instances()
+    const mine = await initialize(a)
+    const theirs = await initialize(a)
+    const own = messages(await get(b, mine), 'GET')
+    const other = messages(await get(b, theirs), 'GET')
+    await new Promise((r) => setTimeout(r, 10))
+    await subscribe(a, mine, 'test://watched-resource')
+    await a.notify.resourceUpdated('test://watched-resource')
+    await a.notify.promptsChanged()
+    expect((await own.next()).value).toMatchObject({ method: 'notifications/resources/updated' })
+    expect((await other.next()).value).toMatchObject({ method: 'notifications/prompts/list_changed' })
+  })
+
+  it('after a possible gap (a resync), cues a refetch of every list and every resource it follows', async () => {
+    const fanout = memoryBackplane()
+    const [a] = instances({ backplane: fanout })
+    const session = await initialize(a)
+    await subscribe(a, session, 'test://watched-resource')
+    await subscribe(a, session, 'test://static-text')
+    const stream = messages(await get(a, session), 'GET')
+    await new Promise((r) => setTimeout(r, 10))
+    fanout.resync()
+    const cued = []
+    for (let i = 0; i < 5; i++) cued.push((await stream.next()).value)
+    expect(cued.map((m) => m!.params?.uri ?? m!.method).sort()).toEqual([
+      'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/tools/list_changed', 'test://static-text', 'test://watched-resource',
+    ])
+  })
+
+  it('ends, reported, when the backplane will not subscribe it; and frees its place when the client leaves', async () => {
+    const fanout = memoryBackplane()
+    const reported: unknown[] = []
+    let refuse = false
+    const backplane = { ...fanout, subscribe: (t: readonly string[], l: Parameters<typeof fanout.subscribe>[1]) => (refuse ? Promise.reject(new Error('backplane down')) : fanout.subscribe(t, l)) }
+    const [a] = instances({ backplane, listen: { maxStreamsPerClient: 1 }, onError: (_e, c) => void reported.push(c.during) })
+    const platform = { clientAddress: '10.0.2.1' }
+    const session = await initialize(a, {}, platform)
+    refuse = true
+    const failed = messages(await get(a, session, platform), 'GET')
+    expect((await failed.next()).done).toBe(true)
+    expect(reported).toEqual(['session stream'])
+    refuse = false
+    const before = fanout.size
+    const open = await get(a, session, platform)
+    expect(open.status).toBe(200)
+    await until(() => fanout.size > before, 2000, 'subscribed')
+    await open.body!.cancel()
+    await until(() => fanout.size === before, 2000, 'unsubscribed')
+    expect((await get(a, session, platform)).status).toBe(200)
+  })
+
+  it("ends at its lifetime, or the platform's deadline if that comes first", async () => {
+    const [a] = instances({ listen: { maxLifetimeMs: 60_000 } })
+    const session = await initialize(a)
+    const started = Date.now()
+    const stream = messages(await get(a, session, { deadline: Date.now() + 100 }), 'GET')
+    expect((await stream.next()).done).toBe(true)
+    expect(Date.now() - started).toBeLessThan(30_000)
+  })
+
+  it('is refused with 503 when the server holds its most streams', async () => {
+    const [a] = instances({ listen: { maxStreams: 1 } })
+    const session = await initialize(a)
+    const first = await get(a, session)
+    const second = await get(a, session)
+    expect([second.status, second.headers.get('retry-after')]).toEqual([503, '10'])
+    await first.body!.cancel()
   })
 
   it('ends at shutdown', async () => {

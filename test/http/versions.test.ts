@@ -138,6 +138,7 @@ describe('legacy 2025 era', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
     }))
     expect(res.status).toBe(400)
+    expect(res.headers.get('mcp-session-id')).toBeNull()
     expect((await res.json()).error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } })
   })
 })
