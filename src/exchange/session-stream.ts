@@ -116,7 +116,8 @@ export class SessionStream implements OpenStream {
     } else if (topic.startsWith(RESOURCE)) {
       const uri = topic.slice(RESOURCE.length)
       if (this.#uris.has(uri)) this.#send('notifications/resources/updated', { uri })
-    } else if (topic.startsWith('list:')) {
+    } else {
+      // A list's topic: the only other kind it subscribes to.
       this.#send(`notifications/${topic.slice(5)}/list_changed`)
     }
   }

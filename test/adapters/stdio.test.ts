@@ -141,6 +141,23 @@ describe('stdio 2025 session', () => {
     await stdio.close()
   })
 
+  it('a handler that asks after its request was cancelled is refused at once: nothing is written', async () => {
+    const asked = deferred<string>()
+    const server = new McpServer({ name: 'late', version: '1.0.0' }).tool('late_ask', {}, async (_a, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      return ctx.elicit('k', { message: 'Too late?', requestedSchema: { type: 'object', properties: {} } }).then(() => 'answered', (e: Error) => void asked.resolve(e.message))
+    })
+    const { stdio, lines, send } = await harness(server, { maxMessageBytes: 65536 })
+    send(init(1))
+    await until(() => lines.some((l) => l.id === 1))
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'late_ask', arguments: {} } })
+    await turns(5)
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } })
+    expect(await asked.promise).toBe('The request ended before the client answered')
+    expect(lines.filter((l) => l.method === 'elicitation/create')).toEqual([])
+    await stdio.close()
+  })
+
   it('goes on without notifications when the runtime holds its most streams, and says so', async () => {
     const reported: unknown[] = []
     const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536, listen: { maxStreams: 1 }, onError: (_e, c) => void reported.push(c.during) })

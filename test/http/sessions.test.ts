@@ -4,11 +4,11 @@
  * checked against the 2025-11-25 schema as the v1 SDK encodes it.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, memoryBackplane, memoryTaskStore, tasks, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, tasks, type HandlerOptions } from '../../src/index.js'
 import { createRuntime } from '../../src/core.js'
 import { issueSession, openSession } from '../../src/http/session/token.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
-import { until } from '../helpers/async.js'
+import { deferred, until } from '../helpers/async.js'
 import { TEST_SECRET } from '../helpers/server.js'
 import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 
@@ -118,6 +118,26 @@ describe('2025 sessions across instances', () => {
     expect(fanout.size).toBe(before + 1)
     controller.abort()
     await until(() => fanout.size === before, 2000, 'the subscription closed')
+  })
+
+  it('a handler that asks once the client has left is refused at once, and holds no subscription', async () => {
+    const fanout = memoryBackplane()
+    const refused = deferred<string>()
+    const server = new McpServer({ name: 'late', version: '1.0.0' }).tool('late_ask', {}, async (_a, ctx) => {
+      ctx.progress(0, 1)
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      return ctx.elicit('k', { message: 'Too late?', requestedSchema: { type: 'object', properties: {} } }).then(() => 'answered', (e: Error) => void refused.resolve(e.message))
+    })
+    const handler = createFetchHandler(server, { backplane: fanout, requestState: { secret: TEST_SECRET } })
+    const session = await initialize(handler)
+    const before = fanout.size
+    const controller = new AbortController()
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session }
+    const res = await handler(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify({ ...call(1, 'late_ask'), params: { name: 'late_ask', arguments: {}, _meta: { progressToken: 'p' } } }), signal: controller.signal }))
+    await messages(res, 'tools/call').next()
+    controller.abort()
+    expect(await refused.promise).toBe('The request ended before the client answered')
+    await until(() => fanout.size === before, 2000, 'no subscription left')
   })
 
   it('routes only answers to its own ids (mcp-edge-, at most 64 characters); others are refused as before', async () => {
@@ -433,13 +453,42 @@ describe("a 2025 session's GET stream", () => {
     expect(Date.now() - started).toBeLessThan(30_000)
   })
 
-  it('is refused with 503 when the server holds its most streams', async () => {
+  it('is refused with 503 when the server holds its most streams, and counted no more once it ends', async () => {
     const [a] = instances({ listen: { maxStreams: 1 } })
     const session = await initialize(a)
     const first = await get(a, session)
     const second = await get(a, session)
     expect([second.status, second.headers.get('retry-after')]).toEqual([503, '10'])
     await first.body!.cancel()
+    await new Promise((r) => setTimeout(r, 10))
+    const third = await get(a, session)
+    expect(third.status).toBe(200)
+    await third.body!.cancel()
+  })
+
+  it('follows what its session changed while the stream was being subscribed, which no event told it', async () => {
+    const fanout = memoryBackplane()
+    const gates: (() => void)[] = []
+    // The stream's own subscription completes only when released, and hears nothing before.
+    const late = { ...fanout, subscribe: async (topics: readonly string[], listener: Parameters<typeof fanout.subscribe>[1]) => {
+      if (topics.some((t) => t.startsWith('session:'))) await new Promise<void>((resolve) => gates.push(resolve))
+      return fanout.subscribe(topics, listener)
+    } }
+    const [a] = instances({ backplane: late })
+    const session = await initialize(a)
+    const stream = messages(await get(a, session), 'GET')
+    await until(() => gates.length === 1, 2000, 'the stream subscribing')
+    await subscribe(a, session, 'test://watched-resource')
+    gates.shift()!()
+    await new Promise((r) => setTimeout(r, 20))
+    await a.notify.resourceUpdated('test://watched-resource')
+    expect((await stream.next()).value).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'test://watched-resource' } })
+    // Ended meanwhile: the next stream ends as soon as it has subscribed.
+    const ending = messages(await get(a, session), 'GET')
+    await until(() => gates.length === 1, 2000, 'the second stream subscribing')
+    await a(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': session } }))
+    gates.shift()!()
+    expect((await ending.next()).done).toBe(true)
   })
 
   it('ends at shutdown', async () => {
