@@ -159,7 +159,8 @@ that changes nothing has no record; each request of a session reads whether it e
 ${table}
 
 Idle sessions: ${SESSIONS} sessions, each initialized and subscribed to one resource, then left (measured over a
-second batch of ${SESSIONS}, after a first warmed up): the instance's heap grew ${fmt(heapPer, 0)} bytes per session
-(after GC${gc ? '' : ': not run, start node with --expose-gc'}): no object or timer is kept for a session; each keeps one record in Redis of ${redisBytes} bytes (MEMORY USAGE), until the session expires.`)
+second batch of ${SESSIONS}, after a first warmed up): the instance's heap changed by ${fmt(heapPer, 1)} bytes per
+session (after GC${gc ? '' : ': not run, start node with --expose-gc'}): no object or timer is kept for a session. Each keeps one record
+in Redis of ${redisBytes} bytes (MEMORY USAGE) until it expires.`)
 console.log(table)
 console.log({ heapPer, redisBytes, idLength })
