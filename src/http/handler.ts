@@ -152,7 +152,6 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
         break
       case 'GET':
         if (context.sessions && request.headers.has(SESSION_HEADER)) return withHeaders(await follow(context, context.sessions, request, platform), cors)
-      default:
     }
     // GET opens a 2025 session's stream, and DELETE ends a session: neither exists without sessions.
     return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: context.sessions ? 'GET, POST, DELETE, OPTIONS' : 'POST, OPTIONS' }, -32000), cors)
@@ -198,14 +197,14 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
   const { sessions } = context
-  const sessionId = sessions && request.headers.get(SESSION_HEADER)
+  const sessionId = request.headers.get(SESSION_HEADER)
   let session: OpenedSession | undefined
-  if (sessionId) {
-    const found = await lookup(context, sessions!, sessionId, identity?.principal)
+  if (sessions && sessionId) {
+    const found = await lookup(context, sessions, sessionId, identity?.principal)
     if (found instanceof Response) return found
     session = found
     // The client's answer to a request we sent it, on whichever instance holds that request.
-    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, sessions!, session, body, identity?.principal, request, platform)
+    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, sessions, session, body, identity?.principal, request, platform)
   }
   let message: JsonRpcRequest
   try {
@@ -231,12 +230,12 @@ function respond(context: HandlerContext, message: JsonRpcRequest, request: Requ
   if (session) transport.session = new HttpSession(context.runtime, context.sessions!, session, transport)
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
-  const answered = exchange(context.runtime, message, transport)
+  const done = exchange(context.runtime, message, transport)
   const { sessions } = context
-  const issuing = sessions && message.method === 'initialize'
-    ? answered.then((a) => issued(context.runtime, sessions, message, transport.principal, a, (id) => void (transport.sessionId = id)))
-    : answered
-  void issuing.then((answer) => transport.answer(answer))
+  const withSession = sessions && message.method === 'initialize'
+    ? done.then((a) => issued(context.runtime, sessions, message, transport.principal, a, (id) => void (transport.sessionId = id)))
+    : done
+  void withSession.then((answer) => transport.answer(answer))
   return response
 }
 

@@ -83,15 +83,20 @@ describe('stdio 2025 session', () => {
   const init = (id: number, capabilities: object = { elicitation: {} }) =>
     ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'c', version: '1' } } })
   const ask = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_elicitation', arguments: { message: 'Who?' } } })
+  /** The everything server on stdio, its session begun by initialize (id 1). */
+  const initialized = async () => {
+    const running = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
+    running.send(init(1))
+    await until(() => running.lines.some((l) => l.id === 1))
+    return running
+  }
   const asked = async (lines: Record<string, any>[], n: number) => {
     await until(() => lines.filter((l) => l.method === 'elicitation/create').length >= n, 5000, 'a question')
     return lines.filter((l) => l.method === 'elicitation/create')[n - 1]!
   }
 
   it("the client's error fails the call; an answer to nothing we asked is refused; a cancelled call is answered by nobody", async () => {
-    const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
-    send(init(1))
-    await until(() => lines.some((l) => l.id === 1))
+    const { stdio, lines, send } = await initialized()
     send(ask(2))
     const first = await asked(lines, 1)
     expect(first.id).toMatch(/^mcp-edge-\d+$/)
@@ -126,9 +131,7 @@ describe('stdio 2025 session', () => {
   })
 
   it('a new initialize ends the old session\'s notifications: its subscriptions no longer tell, list changes come once', async () => {
-    const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
-    send(init(1))
-    await until(() => lines.some((l) => l.id === 1))
+    const { stdio, lines, send } = await initialized()
     send({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'test://watched-resource' } })
     await until(() => lines.some((l) => l.id === 2))
     send(init(3))
@@ -175,9 +178,7 @@ describe('stdio 2025 session', () => {
   })
 
   it('a new initialize ends the session before it: its questions fail, and what it set is gone', async () => {
-    const { stdio, lines, send } = await harness(createEverythingServer(), { extensions: [tasks()], maxMessageBytes: 65536 })
-    send(init(1))
-    await until(() => lines.some((l) => l.id === 1))
+    const { stdio, lines, send } = await initialized()
     send({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'debug' } })
     send(ask(3))
     await asked(lines, 1)

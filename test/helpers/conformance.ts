@@ -16,10 +16,20 @@ const serverScenarios = (version: string): string[] => readFileSync(join(ROOT, `
 /** The frozen 2026-07-28 requirement set's server scenarios. */
 export const REQUIRED = serverScenarios('2026-07-28')
 /** The 2025-11-25 requirement set's (the stateful era's, answered with sessions no instance holds). */
-export const REQUIRED_2025 = serverScenarios('2025-11-25')
+const REQUIRED_2025 = serverScenarios('2025-11-25')
 
 /** server-session-lifecycle (run, not scored, at 2025-11-25): a session is issued, ended by DELETE, then 404. */
-export const SESSION_CHECKS = ['server-session-initialized-accepted', 'server-session-delete-accepted', 'server-session-terminated-returns-404']
+const SESSION_CHECKS = ['server-session-initialized-accepted', 'server-session-delete-accepted', 'server-session-terminated-returns-404']
+
+/**
+ * What went wrong in a run of the 2025-11-25 requirement set: failed checks, required scenarios that did not
+ * run, and session-lifecycle checks that did not succeed (they would be skipped without sessions).
+ */
+export const sessionProblems = (results: Map<string, Check[]>) => [
+  ...problems(results),
+  ...REQUIRED_2025.filter((s) => !results.has(s)).map((s) => `${s}: did not run`),
+  ...statuses(results, 'server-session-lifecycle', SESSION_CHECKS).filter(([, status]) => status !== 'SUCCESS').map(([id, status]) => `${id}: ${status}`),
+]
 
 export const LISTEN_CHECKS = [
   'sep-2575-server-sends-subscription-ack',

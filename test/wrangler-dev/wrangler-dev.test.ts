@@ -5,9 +5,12 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startWranglerDev } from '../../scripts/wrangler-dev.js'
 import { until } from '../helpers/async.js'
-import { LISTEN_CHECKS, problems, REQUIRED, REQUIRED_2025, runConformance, SESSION_CHECKS, statuses, summary } from '../helpers/conformance.js'
+import { LISTEN_CHECKS, problems, REQUIRED, runConformance, sessionProblems, statuses, summary } from '../helpers/conformance.js'
 import { draftWireChecks } from '../helpers/draft-checks.js'
 import { resumableChecks } from '../helpers/resumable-checks.js'
 
@@ -16,7 +19,8 @@ let port: number
 
 beforeAll(async () => {
   // No MCP_REQUEST_STATE_SECRET, as `npm run deploy` ships: the input rounds use the key kept in McpHub.
-  dev = await startWranglerDev()
+  // Durable Object state of its own: what earlier runs kept (sessions, tasks, each client's count) is not this run's.
+  dev = await startWranglerDev([], {}, mkdtempSync(join(tmpdir(), 'mcp-edge-wrangler-')))
   port = dev.port
 }, 90_000)
 
@@ -49,9 +53,7 @@ describe('wrangler dev', () => {
   it('passes the 2025-11-25 requirement set: sessions in task Durable Objects, answers and updates through the hub', async () => {
     const { output, results } = await runConformance(`http://localhost:${port}/mcp`, ['--requirements', '2025-11-25'])
     console.log(summary(output))
-    expect(problems(results)).toEqual([])
-    expect(REQUIRED_2025.filter((s) => !results.has(s))).toEqual([])
-    expect(statuses(results, 'server-session-lifecycle', SESSION_CHECKS)).toEqual(SESSION_CHECKS.map((id) => [id, 'SUCCESS']))
+    expect(sessionProblems(results)).toEqual([])
   }, 240_000)
 
   it('serves the SDK v2 client: calls, MRTR, and progress spread over time', async () => {
