@@ -20,9 +20,14 @@ const OTHER_PROCESS = [
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
   'test/lambda/billing.test.ts', 'test/lambda/start-lambda.test.ts', 'test/lambda/otel.test.ts', 'test/otel/processes.test.ts', 'test/clients/sdk-sessions.test.ts',
 ]
+// In-process tests that start a server process all the same (npm start, a stdio child): a StrykerJS run over
+// src/ alone (MCP_EDGE_MUTATE=src) leaves them out too, since each mutant they cover would wait seconds on a
+// child's start; a mutant only they kill counts as survived there.
+const SPAWNING = ['test/redis/outages.test.ts', 'test/http/draft-wire.test.ts', 'test/resumable/npm-start.test.ts', 'test/adapters/stdio.test.ts']
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined
+const srcOnly = mutating && process.env.MCP_EDGE_MUTATE === 'src'
 
 export default defineConfig({
   test: {
@@ -36,7 +41,7 @@ export default defineConfig({
           exclude: [
             'test/workers/**', 'node_modules/**',
             // Both under StrykerJS with MCP_EDGE_TESTS=in-process: a run over src/ alone, which the in-process tests reach.
-            ...(mutating ? NOT_MUTATING : []), ...(inProcess ? OTHER_PROCESS : []),
+            ...(mutating ? NOT_MUTATING : []), ...(inProcess || srcOnly ? OTHER_PROCESS : []), ...(srcOnly ? SPAWNING : []),
           ],
           // A Redis of the run's own when REDIS_URL is unset (the Redis tests need one).
           globalSetup: ['test/setup/redis.ts', 'test/setup/lambda.ts'],

@@ -1,7 +1,7 @@
-// `node --import ./scripts/stryker-typescript.mjs` (scripts/mutate.sh): StrykerJS's TypeScript checker
-// drives the compiler through its JavaScript API, which TypeScript 7 (the native port, this project's
+// `node --import ./scripts/stryker-typescript.mjs` (scripts/mutate.sh): StrykerJS rewrites the sandbox's
+// tsconfig through the compiler's JavaScript API, which TypeScript 7 (the native port, this project's
 // `typescript`) no longer has. For importers inside @stryker-mutator only, `typescript` means 5.9,
-// installed as `typescript-5`; everything else keeps 7.
+// installed as `typescript-5`; everything else, the type checker of scripts/stryker-checker.mjs included, keeps 7.
 import { register } from 'node:module'
 
 register('data:text/javascript,' + encodeURIComponent(`

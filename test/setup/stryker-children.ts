@@ -25,6 +25,7 @@ interface Namespace {
 }
 const ns = ((globalThis as { __stryker__?: Namespace }).__stryker__ ??= {})
 const PRELOAD = new URL('./child-coverage.mjs', import.meta.url).pathname
+const ORPHAN_WATCH = new URL('./orphan-watch.mjs', import.meta.url).pathname
 // Longer than the preload's 25 ms interval: a child's last counts are on disk before they are read.
 const SETTLE_MS = 60
 
@@ -34,6 +35,7 @@ const seen = new Map<string, Counts>()
 let lastTest: string | undefined
 
 beforeAll(() => {
+  if (!process.env.NODE_OPTIONS?.includes(ORPHAN_WATCH)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${ORPHAN_WATCH}`.trim()
   if (ns.activeMutant !== undefined) {
     process.env.__STRYKER_ACTIVE_MUTANT__ = String(ns.activeMutant)
     return
@@ -41,7 +43,7 @@ beforeAll(() => {
   delete process.env.__STRYKER_ACTIVE_MUTANT__
   dir = mkdtempSync(join(tmpdir(), 'mcp-edge-child-coverage-'))
   process.env.MCP_EDGE_CHILD_COVERAGE = dir
-  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${PRELOAD}`.trim()
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS} --import ${PRELOAD}`
 })
 
 afterEach(async () => {
