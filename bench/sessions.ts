@@ -8,7 +8,7 @@ import { spawn, execFileSync } from 'node:child_process'
 import { createServer } from 'node:net'
 import { parseArgs } from 'node:util'
 import { redisBackplane, redisTaskStore } from '../adapters/redis/index.js'
-import { createFetchHandler, McpServer, type FetchHandler } from '../src/index.js'
+import { createFetchHandler, McpServer, sessions, type FetchHandler } from '../src/index.js'
 import { fmt, machine, writeSection } from './report.js'
 
 const { values } = parseArgs({ options: { repeat: { type: 'string', default: '200' }, sessions: { type: 'string', default: '10000' } } })
@@ -74,6 +74,7 @@ const counted = <T extends object>(port: T, label: string, methods: (keyof T)[])
 const handler: FetchHandler = createFetchHandler(server, {
   store: counted(store, 'store', ['get', 'create', 'put']),
   backplane: counted(backplane, 'backplane', ['publish', 'subscribe']),
+  sessions: sessions(),
   requestState: { secret: 'bench-secret-0123456789abcdef0123456789abcdef' } })
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }

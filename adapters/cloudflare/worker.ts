@@ -120,8 +120,9 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
 const DURABLE_WORK: Record<string, string> = { [TASKS]: 'tasks', [RESUMABLE]: 'resumable requests' }
 
 /** Says which durable work lives in the isolate's memory for want of the task binding, if any does. */
-function inIsolateMemory(binding: string, extensions: WorkerOptions['extensions']): void {
+function inIsolateMemory(binding: string, { extensions, sessions }: WorkerOptions): void {
   const what = extensions?.filter((e) => 'build' in e && !e.store).map((e) => DURABLE_WORK[e.id] ?? e.id) ?? []
+  if (sessions) what.push('2025 sessions')
   if (what.length === 0) return
   warnOnce(`mcp-edge: no ${binding} binding: ${what.join(' and ')} live in this isolate's memory, so a request about one `
     + `that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as ${binding} (README, Deploy to Cloudflare).`)
@@ -159,7 +160,7 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
     const bindings = env as Record<string, unknown>
     const taskName = options.taskBinding ?? 'MCP_TASKS'
     const tasks = bindings[taskName] as DurableObjectNamespace<TaskObject> | undefined
-    if (!tasks && !options.store) inIsolateMemory(taskName, options.extensions)
+    if (!tasks && !options.store) inIsolateMemory(taskName, options)
     // Tasks and resumable requests live and run in the task objects, so that they outlive the request.
     const store = options.store ?? (tasks && durableTaskStore({ namespace: () => tasks }))
     handler = createFetchHandler(server, {
@@ -169,8 +170,6 @@ export function createWorker<Env extends object = Record<string, unknown>>(serve
       // A Worker's timer belongs to the request that set it: each listen stream keeps its own.
       requestTimers: true,
       store,
-      // What a 2025 session changes is kept in the store: in isolates' memory, they would disagree.
-      sessions: options.sessions ?? (store ? undefined : false),
       // Cloudflare routes by hostname, so a deployed Worker needs no Host check; `wrangler dev` listens on
       // loopback like any local server and does (npm run dev sets MCP_ALLOWED_HOSTS for it).
       allowedHosts: options.allowedHosts ?? list(bindings.MCP_ALLOWED_HOSTS) ?? '*',

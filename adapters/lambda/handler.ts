@@ -113,13 +113,6 @@ function reportBodyError(options: LambdaOptions, e: unknown): void {
 
 const list = (value: string | undefined) => (value?.trim() ? value.split(',').map((v) => v.trim()) : undefined)
 
-/**
- * A 2025 session is asked mid-call on its stream and answered on another instance (one request each), and
- * remembers what it changes in the store: on by default where responses stream and both are shared.
- */
-const sessionsFor = ({ sessions, backplane, store }: LambdaOptions): LambdaOptions['sessions'] =>
-  sessions ?? (backplane !== undefined && backplane.kind !== 'memory' && store !== undefined && store.kind !== 'memory' ? undefined : false)
-
 function fetchHandler(server: McpServer, options: LambdaOptions) {
   const secret = options.requestState?.secret ?? (process.env.MCP_REQUEST_STATE_SECRET || undefined)
   if (secret === undefined) console.warn('mcp-edge: no MCP_REQUEST_STATE_SECRET: input requests complete only when every round reaches the same instance')
@@ -199,7 +192,6 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
       ...options.listen,
       ...(options.listen?.unavailable !== undefined || shared(options.backplane) ? {} : { unavailable: NO_SHARED_BACKPLANE }),
     },
-    sessions: sessionsFor(options),
   })
   const flushBytes = options.flushBytes ?? 16_384
   const handler = (event: LambdaEvent, responseStream: ResponseStream, context: LambdaContext) =>
@@ -230,8 +222,7 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
  * ```
  */
 export function createBufferedLambdaHandler(server: McpServer, options: LambdaOptions = {}): BufferedLambdaHandler {
-  // Whole responses carry neither a question mid-call nor a session's stream: 2025 clients are served sessionless.
-  const fetch = fetchHandler(server, { ...options, sessions: options.sessions ?? false })
+  const fetch = fetchHandler(server, options)
   const handler = (event: LambdaEvent, context: LambdaContext) =>
     invoke(fetch, options, event, context, true, ({ response }, plan) => plan.result(response))
   return Object.assign(handler, { notify: fetch.notify })

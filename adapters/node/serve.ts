@@ -2,11 +2,16 @@ import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import { getPath } from 'hono/utils/url'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createFetchHandler, LOOPBACK_HOSTS, type HandlerOptions, type HandlerSummary, type McpServer, type Notify } from '../../src/index.js'
+import { createFetchHandler, LOOPBACK_HOSTS, sessions, type HandlerOptions, type HandlerSummary, type McpServer, type Notify, type SessionPlan } from '../../src/index.js'
 import { nodePlatform } from './sse.js'
 import { defaultTelemetry } from './telemetry.js'
 
-export interface ServeOptions extends HandlerOptions {
+export interface ServeOptions extends Omit<HandlerOptions, 'sessions'> {
+  /**
+   * Sessions for 2025 clients (HandlerOptions.sessions): on by default here, kept in `store` (this process's
+   * memory without one); `sessions({...})` sets their limits, `false` serves 2025 clients without them.
+   */
+  sessions?: SessionPlan | false | undefined
   /** Default 3000; 0 picks a free port. */
   port?: number | undefined
   /** Default 127.0.0.1. Binding elsewhere makes the server reachable from other machines: set allowedHosts too. */
@@ -66,7 +71,7 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   if (!options.allowedHosts && ![...LOOPBACK_HOSTS, '::1'].includes(host)) {
     log(`mcp-edge: listening on ${host}, but only loopback Host headers are accepted until allowedHosts names this server's hostnames`)
   }
-  const app = createFetchHandler(server, { telemetry: defaultTelemetry, ...options })
+  const app = createFetchHandler(server, { telemetry: defaultTelemetry, ...options, sessions: options.sessions === false ? undefined : (options.sessions ?? sessions()) })
   const path = options.path ?? '/mcp'
   // The endpoint and its side paths matched without a router (Hono's own path reading): a router's context
   // for each request costs more than the search.

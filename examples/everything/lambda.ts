@@ -9,7 +9,7 @@
  */
 import { createLambdaHandler } from '../../adapters/lambda/index.js'
 import { redisBackplane, redisSharedSecret, redisTaskStore } from '../../adapters/redis/index.js'
-import { resumable, tasks } from '../../src/index.js'
+import { resumable, sessions, tasks } from '../../src/index.js'
 import { authFromEnv } from './auth.js'
 import { redisFromEnv } from './redis.js'
 import { createEverythingServer } from './server.js'
@@ -21,6 +21,8 @@ export const handler = createLambdaHandler(createEverythingServer(), {
   store: redis && redisTaskStore(redis),
   // Resumable requests only for clients that declare resumableRequests (the seed draft's proposal).
   extensions: [tasks(), resumable()],
+  // A 2025 session is asked mid-call on its stream and answered on another instance: it needs both shared.
+  sessions: redis ? sessions() : undefined,
   // MCP_REQUEST_STATE_SECRET when set (the handler reads it); else, with Redis, one kept there for every instance.
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || (redis && redisSharedSecret(redis)) },
   auth: authFromEnv(process.env, undefined),

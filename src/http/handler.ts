@@ -1,7 +1,7 @@
-import { HEADER_PROTOCOL_VERSION, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
+import { HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, OVERLOADED, PARSE_ERROR } from '../protocol/constants.js'
 import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
-import { classify, errorResponse, isObject, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
-import type { Runtime, Transport } from '../exchange/types.js'
+import { classify, errorResponse, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import type { Runtime, Session, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
 import { exchange, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
@@ -15,9 +15,9 @@ import type { RuntimeContext } from './runtime-context.js'
 import { summarize, type HandlerSummary } from './summary.js'
 import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
-import { isAskId } from './session/replies.js'
-import { answered, end, follow, issued, lookup, SESSION_HEADER } from './session/routes.js'
-import { HttpSession, sessionService, type OpenedSession, type SessionOptions, type Sessions } from './session/session.js'
+import type { SessionPlan } from './session/plan.js'
+import type { SessionRoutes } from './session/routes.js'
+import type { OpenedSession } from './session/session.js'
 import { keepAlive, openSse, type KeepAlive, type SseStream } from './sse.js'
 import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
@@ -55,13 +55,11 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
    */
   clientAddressHeader?: string | undefined
   /**
-   * Sessions for 2025 clients (`Mcp-Session-Id`): issued at `initialize`, verified by any instance that
-   * shares the requestState secret, ended by DELETE. What a session remembers (its log level, its
-   * subscriptions, its end) is kept in `store`; a tool's `ctx.elicit` and `ctx.sample` reach the client
-   * mid-request, its answer coming back through the backplane to whichever instance asked. `false` answers
-   * 2025 clients without sessions, every request on its own. Default: on.
+   * Sessions for 2025 clients (`Mcp-Session-Id`), turned on by `sessions()` (see there), kept in `store`.
+   * Default: none, and a 2025 client is served every request on its own (no GET stream, no subscriptions, no
+   * questions mid-call); `serve()` of mcp-edge/node turns them on unless told `false`.
    */
-  sessions?: SessionOptions | false | undefined
+  sessions?: SessionPlan | undefined
 }
 
 export interface FetchHandler {
@@ -93,7 +91,7 @@ interface HandlerContext {
   readonly clientAddressHeader: string | undefined
   /** Each request that is still running: what `abort` stops. */
   readonly running: Set<{ stop(): void }>
-  readonly sessions: Sessions | undefined
+  readonly sessions: SessionRoutes | undefined
 }
 
 /**
@@ -127,7 +125,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
     clientAddressHeader: options.clientAddressHeader?.toLowerCase(),
-    sessions: options.sessions === false ? undefined : sessionService(options.sessions ?? {}, options.store),
+    sessions: options.sessions?.build(options.store),
   }
   const guard = requestGuard(options)
   const metadataPaths = gate?.metadata.paths ?? []
@@ -148,10 +146,10 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
       case 'OPTIONS':
         return new Response(null, { status: 204, headers: preflightHeaders(request) })
       case 'DELETE':
-        if (context.sessions) return withHeaders(await end(context, context.sessions, request, platform), cors)
+        if (context.sessions) return withHeaders(await context.sessions.end(context, request, platform), cors)
         break
       case 'GET':
-        if (context.sessions && request.headers.has(SESSION_HEADER)) return withHeaders(await follow(context, context.sessions, request, platform), cors)
+        if (context.sessions && request.headers.has(HEADER_SESSION_ID)) return withHeaders(await context.sessions.follow(context, request, platform), cors)
     }
     // GET opens a 2025 session's stream, and DELETE ends a session: neither exists without sessions.
     return withHeaders(refuse('Method not allowed.', METHOD_NOT_ALLOWED, { allow: context.sessions ? 'GET, POST, DELETE, OPTIONS' : 'POST, OPTIONS' }, -32000), cors)
@@ -197,14 +195,14 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
   const { sessions } = context
-  const sessionId = request.headers.get(SESSION_HEADER)
+  const sessionId = request.headers.get(HEADER_SESSION_ID)
   let session: OpenedSession | undefined
   if (sessions && sessionId) {
-    const found = await lookup(context, sessions, sessionId, identity?.principal)
+    const found = await sessions.lookup(context, sessionId, identity?.principal)
     if (found instanceof Response) return found
     session = found
     // The client's answer to a request we sent it, on whichever instance holds that request.
-    if (isObject(body) && !('method' in body) && isAskId(body.id)) return answered(context, sessions, session, body, identity?.principal, request, platform)
+    if (sessions.isAnswer(body)) return sessions.answered(context, session, body, identity?.principal, request, platform)
   }
   let message: JsonRpcRequest
   try {
@@ -227,13 +225,13 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
 function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined, session: OpenedSession | undefined): Promise<Response> {
   // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life.
   const transport = new HttpTransport(context, message.id, request, platform, identity)
-  if (session) transport.session = new HttpSession(context.runtime, context.sessions!, session, transport)
+  if (session) transport.session = context.sessions!.attach(context.runtime, session, transport)
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
   const done = exchange(context.runtime, message, transport)
   const { sessions } = context
   const withSession = sessions && message.method === 'initialize'
-    ? done.then((a) => issued(context.runtime, sessions, message, transport.principal, a, (id) => void (transport.sessionId = id)))
+    ? done.then((a) => sessions.issued(context.runtime, message, transport.principal, a, (id) => void (transport.sessionId = id)))
     : done
   void withSession.then((answer) => transport.answer(answer))
   return response
@@ -249,7 +247,7 @@ class HttpTransport implements Transport {
   readonly cancel: Cancellation
   /** Settles the response; dropped once called: a stream would hold its promise and scope for nothing. */
   resolve: ((response: Response) => void) | undefined
-  session: HttpSession | undefined
+  session: Session | undefined
   /** The session an initialize began: its id goes out with the answer. */
   sessionId: string | undefined
   #stream: SseStream | undefined
@@ -330,7 +328,7 @@ class HttpTransport implements Transport {
     const body = answer.ok ? answer.result && resultResponse(answer.id, answer.result) : errorResponse(answer.id, answer.error)
     // Limits are checked before a stream opens too: a refusal is a plain JSON answer with its status.
     if (!this.#stream) {
-      const headers = this.sessionId ? { ...answerHeaders(answer), [SESSION_HEADER]: this.sessionId } : answerHeaders(answer)
+      const headers = this.sessionId ? { ...answerHeaders(answer), [HEADER_SESSION_ID]: this.sessionId } : answerHeaders(answer)
       return this.#respond(body ? json(body, answerStatus(answer), headers) : new Response(null, { status: 204 }))
     }
     // Aborted by the time limit, the stream is still the client's: it gets the error. A client that left

@@ -61,3 +61,5 @@ export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version'
 export const HEADER_METHOD = 'mcp-method'
 export const HEADER_NAME = 'mcp-name'
 export const HEADER_PARAM_PREFIX = 'mcp-param-'
+/** The 2025 Streamable HTTP transport's session header (src/http/session/). */
+export const HEADER_SESSION_ID = 'mcp-session-id'

@@ -1,6 +1,6 @@
 /**
- * Extensions are opt-in (README, "Serving"): a server that does not import tasks(), resumable() or
- * bearerAuth() does not bundle them. Bundled here as wrangler does (esbuild, ESM, minified), from the
+ * Extensions are opt-in (README, "Serving"): a server that does not import tasks(), resumable(), sessions()
+ * or bearerAuth() does not bundle them. Bundled here as wrangler does (esbuild, ESM, minified), from the
  * sources; what each bundle holds is read off esbuild's metafile.
  */
 import { join } from 'node:path'
@@ -25,16 +25,18 @@ const SERVER = "new McpServer({ name: 'm', version: '1' }).tool('echo', { descri
 const MINIMAL = `import { McpServer } from 'mcp-edge'\nimport { createWorker } from 'mcp-edge/cloudflare'\nexport { McpHub } from 'mcp-edge/cloudflare'\nexport default createWorker(${SERVER})\n`
 
 describe('opt-in extensions', () => {
-  it('a minimal Worker bundles no tasks, resumable requests or authorization', { timeout: 30_000 }, async () => {
+  it('a minimal Worker bundles no tasks, resumable requests, 2025 sessions or authorization', { timeout: 30_000 }, async () => {
     const files = await bundled(MINIMAL)
     expect(files).toContain('src/exchange/exchange.ts')
-    expect(files.filter((f) => /^src\/(tasks|resumable|auth)\//.test(f))).toEqual([])
+    expect(files.filter((f) => /^src\/(tasks|resumable|auth|http\/session)\/|^src\/exchange\/session-stream\.ts$/.test(f))).toEqual([])
   })
 
-  it('each import brings its own in: tasks(), resumable(), bearerAuth()', { timeout: 30_000 }, async () => {
+  it('each import brings its own in: tasks(), resumable(), sessions(), bearerAuth()', { timeout: 30_000 }, async () => {
     const files = await bundled(MINIMAL
-      .replace("import { McpServer } from 'mcp-edge'", "import { bearerAuth, McpServer, resumable, tasks } from 'mcp-edge'")
-      .replace(`createWorker(${SERVER})`, `createWorker(${SERVER}, { extensions: [tasks(), resumable()], auth: bearerAuth({ resource: 'https://m.example/mcp', authorizationServers: ['https://as.example'] }) })`))
-    expect(files).toEqual(expect.arrayContaining(['src/tasks/extension.ts', 'src/tasks/runner.ts', 'src/resumable/extension.ts', 'src/auth/gate.ts']))
+      .replace("import { McpServer } from 'mcp-edge'", "import { bearerAuth, McpServer, resumable, sessions, tasks } from 'mcp-edge'")
+      .replace(`createWorker(${SERVER})`, `createWorker(${SERVER}, { extensions: [tasks(), resumable()], sessions: sessions(), auth: bearerAuth({ resource: 'https://m.example/mcp', authorizationServers: ['https://as.example'] }) })`))
+    expect(files).toEqual(expect.arrayContaining([
+      'src/tasks/extension.ts', 'src/tasks/runner.ts', 'src/resumable/extension.ts', 'src/auth/gate.ts', 'src/http/session/routes.ts', 'src/exchange/session-stream.ts',
+    ]))
   })
 })

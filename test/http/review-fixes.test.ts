@@ -1,6 +1,6 @@
 /** Edge cases found in review: each test pins down one behaviour that was wrong once. */
 import { describe, expect, it } from 'vitest'
-import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, tasks } from '../../src/index.js'
+import { bearerAuth, createFetchHandler, type HandlerOptions, McpServer, sessions, tasks } from '../../src/index.js'
 import { decodeHeaderValue, encodeHeaderValue, headerMatches } from '../../src/protocol/headers.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, modernHeaders, rpc, TEST_SECRET } from '../helpers/server.js'
@@ -9,7 +9,7 @@ import { namedUsers } from '../helpers/auth.js'
 const legacyHeaders = (version?: string) => ({ 'content-type': 'application/json', ...(version && { 'mcp-protocol-version': version }) })
 
 describe('legacy era', () => {
-  const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()] })
+  const handler = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()], sessions: sessions() })
 
   it('initialize works even when 2025-03-26 (the headerless default) is not served', async () => {
     const { status, body } = await rpc(handler, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, { headers: legacyHeaders() })
@@ -27,7 +27,7 @@ describe('legacy era', () => {
     const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }
     const { body } = await rpc(handler, 'initialize', params, { headers: legacyHeaders() })
     expect(body.result.capabilities).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, completions: {}, logging: {} })
-    const sessionless = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()], sessions: false })
+    const sessionless = createFetchHandler(createEverythingServer({ versions: ['2026-07-28', '2025-11-25'] }), { extensions: [tasks()] })
     const { body: plain } = await rpc(sessionless, 'initialize', params, { headers: legacyHeaders() })
     expect(plain.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} })
   })

@@ -4,7 +4,7 @@
  * checked against the 2025-11-25 schema as the v1 SDK encodes it.
  */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, tasks, type HandlerOptions } from '../../src/index.js'
+import { createFetchHandler, McpServer, memoryBackplane, memoryTaskStore, sessions, tasks, type HandlerOptions, type SessionOptions } from '../../src/index.js'
 import { createRuntime } from '../../src/core.js'
 import { issueSession, openSession } from '../../src/http/session/token.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
@@ -15,7 +15,7 @@ import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 type Message = Record<string, any>
 
 function instances(options: HandlerOptions = {}) {
-  const shared = { backplane: memoryBackplane(), store: memoryTaskStore(), requestState: { secret: TEST_SECRET }, ...options }
+  const shared = { backplane: memoryBackplane(), store: memoryTaskStore(), requestState: { secret: TEST_SECRET }, sessions: sessions(), ...options }
   const make = () => createFetchHandler(createEverythingServer(), { extensions: [tasks()], ...shared })
   return [make(), make()] as const
 }
@@ -85,7 +85,7 @@ describe('2025 sessions across instances', () => {
   })
 
   it("answers are kept within the client's share of the store: past it, 429", async () => {
-    const [a] = instances({ sessions: { maxPerClient: 1 } })
+    const [a] = instances({ sessions: sessions({ maxPerClient: 1 }) })
     const platform = { clientAddress: '10.0.0.3' }
     const session = await initialize(a, {}, platform)
     const answer = (id: string) => post(a, { jsonrpc: '2.0', id, result: {} }, session, platform)
@@ -128,7 +128,7 @@ describe('2025 sessions across instances', () => {
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
       return ctx.elicit('k', { message: 'Too late?', requestedSchema: { type: 'object', properties: {} } }).then(() => 'answered', (e: Error) => void refused.resolve(e.message))
     })
-    const handler = createFetchHandler(server, { backplane: fanout, requestState: { secret: TEST_SECRET } })
+    const handler = createFetchHandler(server, { backplane: fanout, requestState: { secret: TEST_SECRET }, sessions: sessions() })
     const session = await initialize(handler)
     const before = fanout.size
     const controller = new AbortController()
@@ -192,7 +192,7 @@ describe('2025 sessions across instances', () => {
   })
 
   it('resources/subscribe and unsubscribe are kept per session, within its limits', async () => {
-    const [a, b] = instances({ sessions: { maxSubscriptions: 2 } })
+    const [a, b] = instances({ sessions: sessions({ maxSubscriptions: 2 }) })
     const session = await initialize(a)
     const sub = (id: number, uri: string, on = true, s: string | undefined = session) =>
       post(b, { jsonrpc: '2.0', id, method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, s).then((r) => r.json())
@@ -222,16 +222,16 @@ describe('2025 sessions across instances', () => {
   })
 
   it('an expired session, or one another server sealed, is unknown (404)', async () => {
-    const [a] = instances({ sessions: { ttlMs: 1 } })
+    const [a] = instances({ sessions: sessions({ ttlMs: 1 }) })
     const session = await initialize(a)
     await new Promise((r) => setTimeout(r, 5))
     expect((await post(a, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, session)).status).toBe(404)
-    const other = createFetchHandler(createEverythingServer({ name: 'another' }), { extensions: [tasks()], requestState: { secret: TEST_SECRET } })
+    const other = createFetchHandler(createEverythingServer({ name: 'another' }), { extensions: [tasks()], requestState: { secret: TEST_SECRET }, sessions: sessions() })
     expect((await post(other, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, await initialize(instances()[0]))).status).toBe(404)
   })
 
   it("a client's sessions with something to remember are bounded: past its share, 429", async () => {
-    const [a] = instances({ sessions: { maxPerClient: 1 } })
+    const [a] = instances({ sessions: sessions({ maxPerClient: 1 }) })
     const platform = { clientAddress: '10.0.0.1' }
     const level = (s: string) => post(a, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }, s, platform)
     expect((await level(await initialize(a, {}, platform))).status).toBe(200)
@@ -241,7 +241,7 @@ describe('2025 sessions across instances', () => {
   })
 
   it('past the total of every client: 503, for kept answers and for sessions that remember something', async () => {
-    const [a] = instances({ sessions: { maxTotal: 1 } })
+    const [a] = instances({ sessions: sessions({ maxTotal: 1 }) })
     const one = { clientAddress: '10.0.1.1' }
     const two = { clientAddress: '10.0.1.2' }
     const s1 = await initialize(a, {}, one)
@@ -262,15 +262,15 @@ describe('2025 sessions across instances', () => {
   })
 
   it('refuses options that are not positive integers, at start-up', () => {
-    const make = (sessions: object) => () => createFetchHandler(createEverythingServer(), { extensions: [tasks()], sessions })
+    const make = (options: SessionOptions) => () => sessions(options)
     expect(make({ ttlMs: 0 })).toThrow('sessions.ttlMs must be a positive integer (ms)')
     expect(make({ maxPerClient: 1.5 })).toThrow('sessions.maxPerClient must be a positive integer')
     expect(make({ maxTotal: -1 })).toThrow('sessions.maxTotal must be a positive integer')
     expect(make({ maxSubscriptions: Number.NaN })).toThrow('sessions.maxSubscriptions must be a positive integer')
   })
 
-  it('with sessions off, initialize issues none and DELETE is not allowed', async () => {
-    const [a] = instances({ sessions: false })
+  it('without sessions(), initialize issues none and DELETE is not allowed', async () => {
+    const [a] = instances({ sessions: undefined })
     const res = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
     expect(res.headers.get('mcp-session-id')).toBeNull()
     expect((await a(new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': 'x' } }))).status).toBe(405)
@@ -334,7 +334,7 @@ describe('2025 sessions when the store or backplane fails', () => {
 
   it("a failing requestState secret at initialize is the server's fault: -32603 with an error id, no session, reported", async () => {
     const reported: unknown[] = []
-    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], requestState: { secret: () => Promise.reject(new Error('secret store down')) }, onError: (_e, c) => void reported.push(c) })
+    const handler = createFetchHandler(createEverythingServer(), { extensions: [tasks()], sessions: sessions(), requestState: { secret: () => Promise.reject(new Error('secret store down')) }, onError: (_e, c) => void reported.push(c) })
     const res = await post(handler, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
     expect(res.status).toBe(200)
     expect(res.headers.get('mcp-session-id')).toBeNull()

@@ -1,10 +1,10 @@
 /** Protocol versions as profiles: 2026-07-28, the seed draft DRAFT-2026-v1, and the 2025 legacy era. */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, McpServer, tasks } from '../../src/index.js'
+import { createFetchHandler, McpServer, sessions, tasks } from '../../src/index.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
 import { META_2026, rpc, TEST_SECRET } from '../helpers/server.js'
 
-const everything = createFetchHandler(createEverythingServer(), { requestState: { secret: TEST_SECRET }, extensions: [tasks()] })
+const everything = createFetchHandler(createEverythingServer(), { requestState: { secret: TEST_SECRET }, extensions: [tasks()], sessions: sessions() })
 
 const SEED_META = {
   'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1',

@@ -1,6 +1,6 @@
 /**
  * A Worker that lacks a binding says what it loses, once per isolate: without MCP_HUB listen hears only of
- * its own isolate's changes; without MCP_TASKS, tasks (and resumable requests) live in the isolate's memory.
+ * its own isolate's changes; without MCP_TASKS, tasks (and resumable requests, and 2025 sessions) live in the isolate's memory.
  * Another isolate is a fresh instance of the adapter's modules (vi.resetModules), as in request-state.test.ts.
  */
 import { createExecutionContext } from 'cloudflare:test'
@@ -18,7 +18,7 @@ async function isolate(): Promise<Modules> {
 // Made before anything runs: a reset reloads the Worker's module (see request-state.test.ts).
 let modules: Modules[]
 beforeAll(async () => {
-  modules = [await isolate(), await isolate(), await isolate(), await isolate()]
+  modules = [await isolate(), await isolate(), await isolate(), await isolate(), await isolate()]
 })
 
 const SECRET = { MCP_REQUEST_STATE_SECRET: 'degraded-test-secret-0123456789abcdef' }
@@ -64,6 +64,18 @@ describe('a Worker short of a binding', () => {
     await listTools(worker, { ...SECRET, MCP_HUB: env.MCP_HUB })
     expect(warnings()).toEqual([
       'mcp-edge: no MCP_TASKS binding: tasks and resumable requests live in this isolate\'s memory, so a request about one '
+      + 'that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as MCP_TASKS (README, Deploy to Cloudflare).',
+    ])
+  })
+
+  it('without MCP_TASKS, given sessions(), warns once that they live in the isolate\'s memory', async () => {
+    spy()
+    const m = modules[4]!
+    const worker = m.createWorker(plain(m), { sessions: m.sessions() })
+    await listTools(worker, { ...SECRET, MCP_HUB: env.MCP_HUB })
+    await listTools(worker, { ...SECRET, MCP_HUB: env.MCP_HUB })
+    expect(warnings()).toEqual([
+      'mcp-edge: no MCP_TASKS binding: 2025 sessions live in this isolate\'s memory, so a request about one '
       + 'that reaches another isolate does not find it, and it ends with the isolate. Bind taskObject(worker) as MCP_TASKS (README, Deploy to Cloudflare).',
     ])
   })

@@ -5,7 +5,7 @@ import type { InputRequest } from '../../protocol/types.js'
 import { clientShare } from '../../exchange/client-share.js'
 import { sessionTopic } from '../../exchange/session-stream.js'
 import type { Runtime, Session, Transport } from '../../exchange/types.js'
-import { memoryTaskStore, positive, StoreFull, type TaskStore } from '../../state/tasks.js'
+import { StoreFull, type TaskStore } from '../../state/tasks.js'
 import { change, ended, levelSet, recordId, stateOf, subscribed, type Known, type SessionLimits, type SessionState, type Transition } from './records.js'
 import { askClient } from './replies.js'
 import { openSession, type SessionClaims } from './token.js'
@@ -26,20 +26,6 @@ export interface Sessions {
   readonly store: TaskStore
   readonly ttlMs: number
   readonly limits: SessionLimits
-}
-
-/** The sessions of a handler with these options (each checked: a positive integer, or its default). */
-export function sessionService(options: SessionOptions, store: TaskStore | undefined): Sessions {
-  return {
-    store: store ?? memoryTaskStore(),
-    ttlMs: positive(options.ttlMs, 24 * 3600_000, 'sessions.ttlMs', ' (ms)'),
-    limits: {
-      maxSubscriptions: positive(options.maxSubscriptions, 1000, 'sessions.maxSubscriptions'),
-      maxSubscriptionChars: 65_536,
-      perClient: positive(options.maxPerClient, 100, 'sessions.maxPerClient'),
-      total: positive(options.maxTotal, 100_000, 'sessions.maxTotal'),
-    },
-  }
 }
 
 /** A session that exists: its claims, what it remembers, and the record that says so (none until it changed something). */
