@@ -26,11 +26,12 @@ export function writeModel(results: Measured[]): void {
   const baseMs = few.p99
   const rows = [25_000, 20_000, 10_000].map((perObject) => {
     const relays = Math.ceil(STREAMS / perObject)
-    const callMs = hopMs + perObject * sendMs
-    const awakeGbS = (relays * perObject * sendMs / 1000) * OBJECT_GB
+    // A relay answers its root's call before it sends (hub.ts): a call lasts one hop, the sends follow it.
+    const sendsMs = perObject * sendMs
+    const awakeGbS = (relays * sendsMs / 1000) * OBJECT_GB
     return {
-      perObject, relays, requests: 1 + relays, callMs,
-      parallelP99: baseMs + callMs, wavesP99: baseMs + Math.ceil(relays / AT_ONCE) * callMs,
+      perObject, relays, requests: 1 + relays, sendsMs,
+      parallelP99: baseMs + hopMs + sendsMs, wavesP99: baseMs + Math.ceil(relays / AT_ONCE) * hopMs + sendsMs,
       cost: (1 + relays) * PER_REQUEST + awakeGbS * PER_GB_S,
     }
   })
@@ -44,14 +45,15 @@ with ${many.streams} streams on one hub against ${few.streams}: ${fmt(many.publi
 Worker-side work sharing the 2 cores, so it is an upper bound); the relay's hop adds ${fmt(hopMs)} ms (the tool call with
 ${relayed[0].relays} relays against none, at ${relayed[0].streams} streams); delivery at few streams has p99 ${fmt(baseMs)} ms.
 
-| sockets per relay | relay objects (+1 root) | DO requests / publish | one relay's call | p99, relays called at once | p99, 6 calls at a time | cost / publish |
+| sockets per relay | relay objects (+1 root) | DO requests / publish | one relay's sends | p99, relays called at once | p99, 6 calls at a time | cost / publish |
 |---|---|---|---|---|---|---|
-${rows.map((r) => `| ${r.perObject.toLocaleString('en')} | ${r.relays} | ${r.requests} | ${fmt(r.callMs)} ms | ${fmt(r.parallelP99)} ms | ${fmt(r.wavesP99)} ms | $${r.cost.toFixed(6)} |`).join('\n')}
+${rows.map((r) => `| ${r.perObject.toLocaleString('en')} | ${r.relays} | ${r.requests} | ${fmt(r.sendsMs)} ms | ${fmt(r.parallelP99)} ms | ${fmt(r.wavesP99)} ms | $${r.cost.toFixed(6)} |`).join('\n')}
 
 Assumptions: streams spread evenly (random choice, a full relay passed over); each relay's sends take the
-measured per-socket time, one after another, and relays send in parallel (they are separate objects); the root
-calls every relay at once, or, if Cloudflare's 6 outgoing connections per invocation apply to Durable Object RPC
-(its docs say so for fetch), 6 at a time (the last column); the Worker side (SSE to the client) adds what it does
+measured per-socket time, one after another, and relays send in parallel (they are separate objects); a relay
+answers its root's call before it sends, so a call lasts one hop; the root calls every relay at once, or, if
+Cloudflare's 6 simultaneous outgoing connections apply to Durable Object RPC (its limits page lists fetch, KV,
+Cache, R2, Queues and connect, not RPC), 6 at a time (the last column: a hop per 6 relays); the Worker side (SSE to the client) adds what it does
 at few streams, since each stream's Worker runs apart; prices: $0.15 per million requests, $12.50 per million
 GB-s at 128 MB an object, duration billed only while a relay sends (sockets are hibernatable). Per listen-hour:
 one request per stream to open its socket (listen streams last at most an hour, \`listen.maxLifetimeMs\`); keep-alives
