@@ -4,10 +4,18 @@
 # Workers adapter against the workerd tests (stryker.workers.config.json). Incremental: only mutants in
 # changed code, or reached by changed tests, run again (reports/mutation/incremental*.json); arguments go
 # to both runs, e.g. `npm run mutate -- --force` to run all.
+# `npm run mutate -- src [args]`: src/ alone, against the tests whose server runs in the test process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --import $PWD/scripts/stryker-typescript.mjs"
 SECONDS=0
+if [ "${1:-}" = src ]; then
+  shift
+  MCP_EDGE_TESTS=in-process MCP_EDGE_MUTATE=src ./node_modules/.bin/stryker run stryker.src.config.mjs "$@"
+  ./node_modules/.bin/tsx scripts/mutation-report.ts reports/mutation/mutation-src.json
+  echo "Run time: $((SECONDS / 60)) min"
+  exit
+fi
 ./node_modules/.bin/stryker run stryker.config.json "$@"
 node_minutes=$((SECONDS / 60))
 SECONDS=0

@@ -16,11 +16,12 @@ const enabled = hasRedisServer()
 let cluster: Awaited<ReturnType<typeof ownRedisCluster>>
 let a: EverythingProcess
 let b: EverythingProcess
+const prefix = `test-${crypto.randomUUID()}:`
 
 beforeAll(async () => {
   if (!enabled) return
   cluster = await ownRedisCluster()
-  const env = { REDIS_CLUSTER_NODES: cluster.seeds, REDIS_PREFIX: `test-${crypto.randomUUID()}:`, MCP_REQUEST_STATE_SECRET: 'c'.repeat(32) }
+  const env = { REDIS_CLUSTER_NODES: cluster.seeds, REDIS_PREFIX: prefix, MCP_REQUEST_STATE_SECRET: 'c'.repeat(32) }
   ;[a, b] = await Promise.all([startEverythingProcess(env), startEverythingProcess(env)])
 }, 60_000)
 afterAll(async () => {
@@ -74,7 +75,8 @@ describe.skipIf(!enabled)('two processes on a Redis Cluster', () => {
       }
     })()
     await new Promise((r) => setTimeout(r, 2000))
-    const victim = (await cluster.masterOf('x')).port
+    // The master of the stream's own channel: its subscription must move to the replica that takes over.
+    const victim = (await cluster.masterOf(`${prefix}list:tools`)).port
     await cluster.kill(victim)
     await cluster.waitForFailover(victim)
     await load
