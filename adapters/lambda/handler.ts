@@ -130,6 +130,11 @@ type Fetch = ReturnType<typeof fetchHandler>
 
 /** A listen stream's default lifetime on Lambda (listen.maxLifetimeMs). */
 const LISTEN_LIFETIME_MS = 60_000
+/**
+ * Listen streams one client may hold at once on Lambda (listen.maxStreamsPerClient), counted over every
+ * instance: each holds an instance, and template.yaml reserves 100, so one client cannot take them all.
+ */
+const LISTEN_PER_CLIENT = 10
 
 const NO_SHARED_BACKPLANE = 'subscriptions/listen needs a shared backplane on Lambda: an instance serves one request at a time, '
   + 'so no change made by another call would reach a stream held in its memory. Give createLambdaHandler a backplane '
@@ -187,8 +192,9 @@ export function createLambdaHandler(server: McpServer, options: LambdaOptions = 
   const fetch = fetchHandler(server, {
     ...options,
     listen: {
-      // An open stream holds its instance, billed: short streams, which the client simply reopens.
+      // An open stream holds its instance, billed: short streams, which the client simply reopens, and few per client.
       maxLifetimeMs: LISTEN_LIFETIME_MS,
+      maxStreamsPerClient: LISTEN_PER_CLIENT,
       ...options.listen,
       ...(options.listen?.unavailable !== undefined || shared(options.backplane) ? {} : { unavailable: NO_SHARED_BACKPLANE }),
     },

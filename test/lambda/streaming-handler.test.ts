@@ -99,6 +99,26 @@ describe('streaming handler, in process', () => {
     }
   })
 
+  it('lets one client hold 10 listen streams at once by default, each an instance: the 11th is refused with 429', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    try {
+      const handler = createLambdaHandler(server(), { backplane: { ...memoryBackplane(), kind: 'shared' } })
+      const listen = () => urlEvent('subscriptions/listen', { notifications: { toolsListChanged: true } })
+      const outs = Array.from({ length: 10 }, () => new Recorder())
+      const open = outs.map((out) => handler(listen(), out, context(15 * 60_000)))
+      await vi.advanceTimersByTimeAsync(100)
+      expect(outs.every((out) => out.calls.join('').includes('notifications/subscriptions/acknowledged'))).toBe(true)
+      const refused = new Recorder()
+      await handler(listen(), refused, context(15 * 60_000))
+      expect(output(refused).prelude.statusCode).toBe(429)
+      expect(JSON.parse(output(refused).body)).toMatchObject({ error: { code: -32000 } })
+      await vi.advanceTimersByTimeAsync(61_000)
+      await Promise.all(open)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('refuses listen on the in-memory backplane, given or not: no other invocation\'s change could reach it', async () => {
     for (const options of [{}, { backplane: memoryBackplane() }]) {
       const out = new Recorder()
