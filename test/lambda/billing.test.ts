@@ -48,6 +48,21 @@ describe('billed time on Lambda', () => {
     expect(report.durationMs).toBeLessThanOrEqual(1100)
   })
 
+  it('a task that fails ends its invocation with it: a tool error after its handler\'s second, a protocol error at once', async () => {
+    const tasks = taskClient(fn.url)
+    let sent = performance.now()
+    const failing = await tasks.start('failing_job', {})
+    let report = await toolCallEndedAfter(sent)
+    expect((await tasks.get(failing)).result).toMatchObject({ status: 'completed' })
+    expect(report.durationMs).toBeGreaterThanOrEqual(1000)
+    expect(report.durationMs).toBeLessThanOrEqual(1100)
+    sent = performance.now()
+    const broken = await tasks.start('protocol_error_job', {})
+    report = await toolCallEndedAfter(sent)
+    expect((await tasks.get(broken)).result).toMatchObject({ status: 'failed' })
+    expect(report.durationMs).toBeLessThan(1000)
+  })
+
   it('a task cancelled through another instance frees the invocation running it within 1 s', async () => {
     const tasks = taskClient(fn.url)
     const sent = performance.now()
