@@ -15,8 +15,12 @@ const listen = async (notifications: Record<string, unknown>, id: string | numbe
   expect(res.headers.get('content-type')).toBe('text/event-stream')
   return sseReader(res.body!)
 }
-const hub = (shard: number) => env.MCP_HUB.get(env.MCP_HUB.idFromName(`mcp-hub-${shard}`))
-const hubSockets = (shard: number) => runInDurableObject(hub(shard), async (_hub: McpHub, state: DurableObjectState) => state.getWebSockets().length)
+const hub = (name: string) => env.MCP_HUB.get(env.MCP_HUB.idFromName(name))
+const socketsOf = (name: string) => runInDurableObject(hub(name), async (_hub: McpHub, state: DurableObjectState) => state.getWebSockets().length)
+// With MCP_HUB_RELAYS (.ci/run's relays leg) a shard's streams are on its relays, `mcp-hub-N.0` and on.
+const relays = Number(env.MCP_HUB_RELAYS ?? 0)
+const hubsOf = (shard: number) => (relays === 0 ? [`mcp-hub-${shard}`] : Array.from({ length: relays }, (_, i) => `mcp-hub-${shard}.${i}`))
+const hubSockets = async (shard: number) => (await Promise.all(hubsOf(shard).map(socketsOf))).reduce((a, b) => a + b, 0)
 const allSockets = async () => (await Promise.all([0, 1, 2, 3].map(hubSockets))).reduce((a, b) => a + b, 0)
 /** `count` topics of resources that fall on hub `shard` (of 4). */
 const topicsOn = (shard: number, count: number, label: string) => {
