@@ -8,6 +8,9 @@ export { SessionStream, type SessionSink, type SessionStreamOptions } from './ex
 export { Cancellation } from './exchange/cancellation.js'
 export { sharedRead } from './exchange/shared-read.js'
 export { answerStatus } from './http/status.js'
+// For telemetry of a runtime's own (Workers' built-in tracing): a request's span name and attributes, as
+// OpenTelemetry's MCP conventions name them; plain data, no OpenTelemetry import.
+export { endAttributes, serverAttributes, spanName, startAttributes, type SpanAttributes } from './otel/attributes.js'
 export type { DirectSse, SseSink } from './http/sse.js'
 // For backplanes: events off a wire, topics spread over shards.
 export { fnv1a, parseEvent, shardOf } from './state/backplane.js'

@@ -5,3 +5,4 @@ export { durableSharedSecret, type DurableSharedSecretOptions } from './shared-s
 export { durableUsedStates, type DurableUsedStatesOptions } from './used-states.js'
 export { taskObject, type TaskObject, type TaskObjectClass, type TaskObjectMethods } from './task-object.js'
 export { durableTaskStore, type DurableTaskStoreOptions } from './task-store.js'
+export { workersTracing, type WorkersTracingOptions } from './tracing.js'

@@ -1,9 +1,12 @@
 /**
  * A request's attributes as OpenTelemetry's MCP semantic conventions name them (docs/gen-ai/mcp.md of
  * open-telemetry/semantic-conventions-genai): what the request names at its start (the sampler sees those),
- * and how it ended. No `mcp.session.id`: the stateless versions have no session.
+ * and how it ended. No `mcp.session.id`: the stateless versions have no session. Plain data, no
+ * OpenTelemetry import: Workers' built-in tracing (adapters/cloudflare/tracing.ts) names spans alike.
  */
-import type { Attributes } from '@opentelemetry/api'
+
+/** Span attributes: what OpenTelemetry's `Attributes` and Workers' `Span.setAttributes` both take. */
+export type SpanAttributes = Record<string, string | number | boolean>
 import { META_PROTOCOL_VERSION } from '../protocol/constants.js'
 import { isObject, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Answer, Transport } from '../exchange/types.js'
@@ -19,9 +22,9 @@ function targetOf(message: JsonRpcRequest): string | undefined {
   return (message.method === 'tools/call' || message.method === 'prompts/get') && typeof name === 'string' ? name : undefined
 }
 
-export function startAttributes(message: JsonRpcRequest, transport: Transport, captureContent: boolean): Attributes {
+export function startAttributes(message: JsonRpcRequest, transport: Transport, captureContent: boolean): SpanAttributes {
   const { method, params } = message
-  const attributes: Attributes = { 'mcp.method.name': method, 'jsonrpc.request.id': String(message.id) }
+  const attributes: SpanAttributes = { 'mcp.method.name': method, 'jsonrpc.request.id': String(message.id) }
   const target = targetOf(message)
   if (method === 'tools/call') {
     attributes['gen_ai.operation.name'] = 'execute_tool'
@@ -40,15 +43,15 @@ export function startAttributes(message: JsonRpcRequest, transport: Transport, c
 }
 
 /** Where the request was addressed: for recorded spans only (parsing the URL is most of the cost). */
-export function serverAttributes(request: Request | undefined): Attributes {
+export function serverAttributes(request: Request | undefined): SpanAttributes {
   if (!request) return {}
   const url = new URL(request.url)
   return { 'server.address': url.hostname, 'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 }
 }
 
 /** What the answer adds: the version spoken, and `error.type` (`tool_error` for a tool's error result). */
-export function endAttributes(answer: Answer, captureContent: boolean, method: string): Attributes {
-  const attributes: Attributes = {}
+export function endAttributes(answer: Answer, captureContent: boolean, method: string): SpanAttributes {
+  const attributes: SpanAttributes = {}
   if (answer.profile) attributes['mcp.protocol.version'] = answer.profile.version
   if (!answer.ok) {
     const code = String(answer.error.code)

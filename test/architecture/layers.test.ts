@@ -25,7 +25,7 @@ const MAY: Record<string, readonly string[]> = {
   http: ['protocol', 'server', 'state', 'exchange', 'auth', 'compose'],
   // OpenTelemetry, behind its own entry (mcp-edge/otel): the core only knows the Telemetry it is given.
   otel: ['protocol', 'state', 'exchange'],
-  entry: ['protocol', 'server', 'state', 'exchange', 'auth', 'tasks', 'resumable', 'compose', 'http'],
+  entry: ['protocol', 'server', 'state', 'exchange', 'auth', 'tasks', 'resumable', 'compose', 'http', 'otel'],
 }
 const ENTRIES = ['src/index.ts', 'src/core.ts', 'src/otel/index.ts']
 

@@ -1,0 +1,105 @@
+import { tracing } from 'cloudflare:workers'
+import { endAttributes, serverAttributes, spanName, startAttributes, type Answer, type JsonRpcRequest, type Transport } from '../../src/core.js'
+import type { RequestWatch, Telemetry, WorkWatch } from '../../src/index.js'
+
+export interface WorkersTracingOptions {
+  /** Record tool arguments and results on the span, as `openTelemetry({ captureContent })` does. Default false. */
+  captureContent?: boolean | undefined
+}
+
+const LISTEN = 'subscriptions/listen'
+
+/** One request as a span of the invocation's trace; its attributes reach the trace when it ends. */
+class WorkersRequestSpan implements RequestWatch {
+  #deliveries = 0
+
+  constructor(private readonly span: Span, private readonly method: string, private readonly captureContent: boolean) {}
+
+  run<T>(fn: () => T): T {
+    return tracing.withActiveSpan(this.span, fn)
+  }
+
+  delivered(event: { readonly topic?: string | undefined }): void {
+    if (event.topic !== undefined) this.#deliveries++
+  }
+
+  round(number: number): void {
+    this.span.setAttribute('mcp.request.round', number)
+  }
+
+  end(answer: Answer): void {
+    const { span, method } = this
+    const ended = endAttributes(answer, this.captureContent, method)
+    span.setAttributes(ended)
+    if (method === LISTEN) span.setAttribute('mcp.listen.deliveries', this.#deliveries)
+    if (ended['error.type'] !== undefined) span.setStatus(answer.ok ? { code: 'error' } : { code: 'error', message: answer.error.message })
+    span.end()
+  }
+}
+
+/**
+ * Telemetry (WorkerOptions.telemetry) through Workers' built-in tracing (`tracing` of `cloudflare:workers`),
+ * for a Worker with traces on (`[observability.traces] enabled = true` in wrangler.toml): each request is a
+ * span named and attributed as `openTelemetry()` names it (src/otel/attributes.ts), inside the invocation's
+ * trace, which Cloudflare samples and exports; there is no SDK to bundle and nothing to flush. Where traces
+ * are off, the runtime's spans are not traced and nothing is worked out for a request.
+ *
+ * What the platform's API cannot take is left out: the `_meta` trace context cannot be a span's parent (the
+ * invocation's trace is the platform's), spans carry no links (a task's run is a span of the invocation that
+ * runs it, in the task Durable Object), and there are no metrics. For those, pass `openTelemetry()` from
+ * `mcp-edge/otel` with a provider of your own instead.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from 'mcp-edge'
+ * import { createWorker, workersTracing } from 'mcp-edge/cloudflare'
+ *
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' })
+ *   .tool('get_weather', { description: 'Sunny, always' }, () => 'Sunny')
+ *
+ * export { McpHub } from 'mcp-edge/cloudflare'
+ * export default createWorker(server, { telemetry: workersTracing() })
+ * ```
+ */
+export function workersTracing(options: WorkersTracingOptions = {}): Telemetry {
+  const captureContent = options.captureContent ?? false
+  return {
+    request(message: JsonRpcRequest, transport: Transport) {
+      const span = tracing.startSpan(spanName(message))
+      if (!span.isTraced) return undefined
+      span.setAttributes({ ...startAttributes(message, transport, captureContent), ...serverAttributes(transport.request) })
+      return new WorkersRequestSpan(span, message.method, captureContent)
+    },
+    current() {
+      const span = tracing.getActiveSpan()
+      if (!span?.isTraced) return undefined
+      const { traceId, spanId } = span.spanContext()
+      return { traceId, spanId }
+    },
+    // The link (the traceparent of the request that made the work) cannot be kept: Workers spans have none.
+    work(name: string, attributes: Readonly<Record<string, string>>): WorkWatch | undefined {
+      const span = tracing.startSpan(name)
+      if (!span.isTraced) return undefined
+      span.setAttributes(attributes)
+      return {
+        run: (fn) => tracing.withActiveSpan(span, fn),
+        end(errorType) {
+          if (errorType !== undefined) span.setAttribute('error.type', errorType).setStatus({ code: 'error' })
+          span.end()
+        },
+      }
+    },
+    publish(event) {
+      const span = tracing.startSpan(`publish ${event.topic}`)
+      if (!span.isTraced) return undefined
+      span.setAttributes({ 'messaging.operation.type': 'send', 'messaging.destination.name': event.topic })
+      return {
+        event,
+        end(error?: unknown) {
+          if (error !== undefined) span.setAttribute('error.type', error instanceof Error ? error.name : 'error').setStatus({ code: 'error' })
+          span.end()
+        },
+      }
+    },
+  }
+}
