@@ -137,8 +137,12 @@ export interface Telemetry {
    * deliveries can link to it), and what hears how the publish went.
    */
   publish?(event: ChangeEvent): { readonly event: ChangeEvent; end(error?: unknown): void } | undefined
-  /** A task entered a status (`task`: `mcp.task.status`), or a token was refused (`token`: `error.type`, `http.response.status_code`). */
-  count?(what: 'task' | 'token', attributes: Readonly<Record<string, string | number>>): void
+  /**
+   * A task entered a status (`task`: `mcp.task.status`), a token was refused (`token`: `error.type`,
+   * `http.response.status_code`), or a request was refused over a limit before its method was known
+   * (`refusal`: `mcp.refusal.fault`, `mcp.refusal.limit`: the body's size, or the bodies held at once).
+   */
+  count?(what: 'task' | 'token' | 'refusal', attributes: Readonly<Record<string, string | number>>): void
 }
 
 /** One run of durable work being watched. */

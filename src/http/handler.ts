@@ -174,6 +174,15 @@ function post(context: HandlerContext, request: Request, platform: RuntimeContex
     .then((checked) => (checked instanceof Response ? checked : accept(context, request, platform, checked)))
 }
 
+/** A body refused over a limit, before its method is known; telemetry that fails is reported, not the answer. */
+function countRefusal(runtime: Runtime, fault: 'client' | 'server', limit: string): void {
+  try {
+    runtime.telemetry?.count?.('refusal', { 'mcp.refusal.fault': fault, 'mcp.refusal.limit': limit })
+  } catch (e) {
+    runtime.report(e, { during: 'telemetry' })
+  }
+}
+
 function accept(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {
   const type = request.headers.get('content-type')
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
@@ -190,8 +199,14 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
     body = JSON.parse(await readBody(request, context.maxBodyBytes, context.bodies, taken))
   } catch (e) {
     if (!(e instanceof BodyRefused)) return refuse('Parse error: the body is not valid JSON', MALFORMED, undefined, PARSE_ERROR)
-    if (e.status === 413) return refuse(e.message, TOO_LARGE)
-    if (e.status === 503) return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
+    if (e.status === 413) {
+      countRefusal(context.runtime, 'client', 'maxBodyBytes')
+      return refuse(e.message, TOO_LARGE)
+    }
+    if (e.status === 503) {
+      countRefusal(context.runtime, 'server', 'maxInFlightBytes')
+      return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
+    }
     return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
   }
   const { sessions } = context

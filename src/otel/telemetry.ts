@@ -124,9 +124,9 @@ class OpenTelemetry implements Telemetry {
     }
   }
 
-  count(what: 'task' | 'token', attributes: Readonly<Record<string, string | number>>): void {
-    const { tasks, tokenRefusals } = this.#metrics()
-    const counter = what === 'task' ? tasks : tokenRefusals
+  count(what: 'task' | 'token' | 'refusal', attributes: Readonly<Record<string, string | number>>): void {
+    const { tasks, tokenRefusals, refusals } = this.#metrics()
+    const counter = what === 'task' ? tasks : what === 'token' ? tokenRefusals : refusals
     counter.add(1, attributes)
   }
 

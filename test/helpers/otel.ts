@@ -49,7 +49,11 @@ export function otelSdk(): OtelSdk {
       const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)
       return Object.fromEntries(all.map((m) => [m.descriptor.name, { unit: m.descriptor.unit, description: m.descriptor.description }]))
     },
-    sumsBy: async (name, attribute) => Object.fromEntries(((await points(name)) as DataPoint<number>[]).map((p) => [String(p.attributes[attribute]), p.value])),
+    sumsBy: async (name, attribute) => {
+      const sums: Record<string, number> = {}
+      for (const p of (await points(name)) as DataPoint<number>[]) sums[String(p.attributes[attribute])] = (sums[String(p.attributes[attribute])] ?? 0) + p.value
+      return sums
+    },
     shutdown: async () => {
       await tracerProvider.shutdown()
       await meterProvider.shutdown()

@@ -454,7 +454,14 @@ describe('telemetry that fails', () => {
       telemetry: { request: () => { throw new Error('tracer broken') } },
     })
     expect((await rpc(refused, 'tools/call', { name: 'echo', arguments: { text: 'too' }, _meta: META_2026() })).body.result.content[0].text).toBe('too')
-    expect(errors).toEqual([['exporter down', 'telemetry'], ['tracer broken', 'telemetry']])
+    // A body refused before the exchange: counted by telemetry that throws, still answered 413.
+    const small = createFetchHandler(definition(), {
+      maxBodyBytes: 16,
+      onError: (e, c) => errors.push([(e as Error).message, c.during]),
+      telemetry: { request: () => undefined, count: () => { throw new Error('meter broken') } },
+    })
+    expect((await rpc(small, 'tools/list', { _meta: META_2026() })).status).toBe(413)
+    expect(errors).toEqual([['exporter down', 'telemetry'], ['tracer broken', 'telemetry'], ['meter broken', 'telemetry']])
   })
 
   it('with metrics and no tracer, still measures every request', async () => {
