@@ -12,8 +12,8 @@ export { answerStatus } from './http/status.js'
 // OpenTelemetry's MCP conventions name them; plain data, no OpenTelemetry import.
 export { endAttributes, serverAttributes, spanName, startAttributes, type SpanAttributes } from './otel/attributes.js'
 export type { DirectSse, SseSink } from './http/sse.js'
-// For backplanes: events off a wire, topics spread over shards.
-export { fnv1a, parseEvent, shardOf } from './state/backplane.js'
+// For backplanes: events off a wire, topics spread over shards, a subscription's topics each once.
+export { distinctTopics, fnv1a, parseEvent, shardOf } from './state/backplane.js'
 export { invalidParams, internalError, Overloaded } from './protocol/errors.js'
 export {
   classify, errorResponse, isObject, notification, readId, resultResponse,

@@ -32,7 +32,8 @@ class DirectPlatform implements RuntimeContext, SseSink {
     const { outgoing } = this.env
     outgoing.writeHead(200, headers)
     // `on`, not `once`: the stream ignores being told twice, and once's wrapper costs each stream 250 bytes.
-    outgoing.on('close', () => stream.gone())
+    // A bound method: smaller than an arrow function with the scope it keeps `stream` in.
+    outgoing.on('close', stream.gone.bind(stream))
     return { sink: this, response: RESPONSE_ALREADY_SENT }
   }
 

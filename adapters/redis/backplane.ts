@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import { parseEvent } from '../../src/core.js'
+import { distinctTopics, parseEvent } from '../../src/core.js'
 import { memoryBackplane, RESYNC, type Backplane, type ChangeEvent, type Listener, type LocalFanout, type Subscription } from '../../src/index.js'
 import { ownClient, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { logOutage, Outages, redisAddress } from './outage.js'
@@ -121,6 +121,8 @@ class RedisFanout implements RedisBackplane {
   #lost = false
   /** Resolved while publishes can go out: the publisher is ready, its clock read, and not stalled. */
   #usable = opening()
+  /** What each subscription gives its topics back with: one function for all of them. */
+  readonly #releaser = (topics: readonly string[]) => this.#release(topics)
 
   constructor(options: RedisBackplaneOptions) {
     this.#prefix = options.prefix ?? 'mcp-edge:'
@@ -166,7 +168,7 @@ class RedisFanout implements RedisBackplane {
   }
 
   async subscribe(topics: readonly string[], listener: Listener): Promise<Subscription> {
-    const unique = [...new Set(topics)]
+    const unique = distinctTopics(topics)
     for (const t of unique) {
       const n = (this.#counts.get(t) ?? 0) + 1
       this.#counts.set(t, n)
@@ -174,7 +176,6 @@ class RedisFanout implements RedisBackplane {
     }
     const localSub = await this.#local.subscribe(unique, listener)
     const live = Promise.all(unique.map((t) => this.#ready.get(t)))
-    let open = true
     let timely: boolean
     try {
       timely = await within(live, this.#subscribeWaitMs)
@@ -183,10 +184,11 @@ class RedisFanout implements RedisBackplane {
       await this.#release(unique)
       throw e
     }
+    const subscription = new RedisSubscription(localSub, unique, this.#releaser)
     if (!timely) {
       // Whatever was published before the subscription went live was missed: the listener refetches.
       live.then(() => {
-        if (!open) return
+        if (!subscription.open) return
         try {
           listener(RESYNC)
         } catch (e) {
@@ -194,14 +196,7 @@ class RedisFanout implements RedisBackplane {
         }
       }, (e: unknown) => this.#outages.report(e))
     }
-    return {
-      close: async () => {
-        if (!open) return
-        open = false
-        await localSub.close()
-        await this.#release(unique)
-      },
-    }
+    return subscription
   }
 
   async admitStream(client: string, stream: string, max: number, untilMs: number): Promise<boolean> {
@@ -326,6 +321,31 @@ class RedisFanout implements RedisBackplane {
   /** Reads Redis's clock; publishes may go out once it is read. */
   #synced(): Promise<void> {
     return this.#sender.sync().then(() => this.#usable.open(), (e: unknown) => this.#outages.report(e))
+  }
+}
+
+/**
+ * One subscription of this process: an object rather than a closure over subscribe's scope, since a
+ * process holds one for each open listen stream, for hours.
+ */
+class RedisSubscription implements Subscription {
+  #open = true
+
+  constructor(
+    private readonly local: Subscription,
+    private readonly topics: readonly string[],
+    private readonly release: (topics: readonly string[]) => Promise<void>,
+  ) {}
+
+  get open(): boolean {
+    return this.#open
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return
+    this.#open = false
+    await this.local.close()
+    await this.release(this.topics)
   }
 }
 

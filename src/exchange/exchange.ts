@@ -2,7 +2,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, META_SERVER_INFO } from '../protocol/c
 import { InsufficientScope, invalidParams, McpError, methodNotFound } from '../protocol/errors.js'
 import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Profile } from '../protocol/profiles.js'
-import type { Answer, Call, RequestWatch, Runtime, Stage, Transport } from './types.js'
+import type { Answer, Call, RequestWatch, Runtime, Stage, Telemetry, Transport } from './types.js'
 import { checkMethodHeaders, checkParamHeaders, type HeaderSource } from './headers.js'
 import { spokenVersion } from './version.js'
 
@@ -40,7 +40,15 @@ export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: T
   const { telemetry } = runtime
   const watch = telemetry && guarded(runtime, () => telemetry.request(message, transport))
   if (!watch) return answer(runtime, message, transport, undefined)
-  return watch.run(() => answer(runtime, message, transport, watch)).then((done) => {
+  return watched(runtime, telemetry, watch, transport, watch.run(() => answer(runtime, message, transport, watch)))
+}
+
+/**
+ * Tells the watch how the request ended. A function of its own, so that the callback's scope, alive until
+ * then (hours, for a listen stream), does not hold the request's message.
+ */
+function watched(runtime: Runtime, telemetry: Telemetry, watch: RequestWatch, transport: Transport, answered: Promise<Answer>): Promise<Answer> {
+  return answered.then((done) => {
     guarded(runtime, () => watch.end(done))
     if (telemetry.flush && transport.waitUntil) {
       transport.waitUntil(telemetry.flush().catch((e: unknown) => void runtime.report(e, { during: 'telemetry' })))

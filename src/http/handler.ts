@@ -238,18 +238,21 @@ async function parse(context: HandlerContext, request: Request, platform: Runtim
  * nothing is written after.
  */
 function respond(context: HandlerContext, message: JsonRpcRequest, request: Request, platform: RuntimeContext, identity: Identity | undefined, session: OpenedSession | undefined): Promise<Response> {
-  // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life.
+  // Only `transport` is in the scope the callbacks below keep: a listen stream holds them for its whole life,
+  // and with them anything another callback here named (the parsed request, some 300 bytes: see withSession).
   const transport = new HttpTransport(context, message.id, request, platform, identity)
   if (session) transport.session = context.sessions!.attach(context.runtime, session, transport)
   const response = new Promise<Response>((resolve) => void (transport.resolve = resolve))
   context.running.add(transport)
   const done = exchange(context.runtime, message, transport)
-  const { sessions } = context
-  const withSession = sessions && message.method === 'initialize'
-    ? done.then((a) => sessions.issued(context.runtime, message, transport.principal, a, (id) => void (transport.sessionId = id)))
-    : done
-  void withSession.then((answer) => transport.answer(answer))
+  const answered = context.sessions && message.method === 'initialize' ? withSession(context.sessions, context.runtime, message, transport, done) : done
+  void answered.then((answer) => transport.answer(answer))
   return response
+}
+
+/** A 2025 client's initialize: its session begins once answered, its id going out with the answer. */
+function withSession(sessions: SessionRoutes, runtime: Runtime, message: JsonRpcRequest, transport: HttpTransport, done: Promise<Answer>): Promise<Answer> {
+  return done.then((a) => sessions.issued(runtime, message, transport.principal, a, (id) => void (transport.sessionId = id)))
 }
 
 /**

@@ -33,7 +33,10 @@ export interface Backplane {
    */
   readonly kind?: string | undefined
   publish(event: ChangeEvent): Promise<void>
-  /** Resolves once events on these topics are delivered to `listener`. */
+  /**
+   * Resolves once events on these topics are delivered to `listener`. The backplane may keep `topics` itself
+   * until the subscription closes (a listen stream holds the array anyway): the caller leaves it as it is.
+   */
   subscribe(topics: readonly string[], listener: Listener): Promise<Subscription>
   close?(): Promise<void>
   /**
@@ -147,7 +150,7 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
       deliver(event)
     },
     async subscribe(names, listener) {
-      const unique = [...new Set(names)]
+      const unique = distinctTopics(names)
       for (const topic of unique) {
         let set = byTopic.get(topic)
         if (!set) byTopic.set(topic, (set = new Set()))
@@ -157,6 +160,12 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
       return new MemorySubscription(unique, listener, unsubscribe)
     },
   }
+}
+
+/** The topics, each once: the array itself where it names none twice, so that a stream does not hold a copy. */
+export function distinctTopics(topics: readonly string[]): readonly string[] {
+  const set = new Set(topics)
+  return set.size === topics.length ? topics : [...set]
 }
 
 /** An object rather than a closure with its scope: a process holds one for each open listen stream. */

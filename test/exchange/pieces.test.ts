@@ -69,6 +69,29 @@ describe('Cancellation', () => {
     expect(called).toEqual(['a', 'c', 'late'])
   })
 
+  it('one listener: called once on abort; taken off, or another taken off, as it should', () => {
+    const called: string[] = []
+    const only = () => called.push('only')
+    const kept = new Cancellation()
+    kept.onAbort(only)
+    kept.offAbort(() => called.push('stranger'))
+    kept.abort('gone')
+    kept.abort('again')
+    const dropped = new Cancellation()
+    dropped.onAbort(only)
+    dropped.offAbort(only)
+    dropped.abort('gone')
+    expect(called).toEqual(['only'])
+    // Taken off and added again: its place is free, and a second one joins it.
+    const again = new Cancellation()
+    again.onAbort(only)
+    again.offAbort(only)
+    again.onAbort(only)
+    again.onAbort(() => called.push('second'))
+    again.abort('gone')
+    expect(called).toEqual(['only', 'only', 'second'])
+  })
+
   it('an abort before anyone looked, and a second abort, keep the first reason', () => {
     const c = new Cancellation()
     c.abort('first')

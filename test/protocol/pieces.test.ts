@@ -5,7 +5,7 @@ import { readEnvelope } from '../../src/protocol/envelope.js'
 import { McpError } from '../../src/protocol/errors.js'
 import { classify, errorResponse, notification } from '../../src/protocol/jsonrpc.js'
 import { headerMatches, paramHeaders } from '../../src/protocol/headers.js'
-import { fnv1a, memoryBackplane, parseEvent, shardOf } from '../../src/state/backplane.js'
+import { distinctTopics, fnv1a, memoryBackplane, parseEvent, shardOf } from '../../src/state/backplane.js'
 
 describe('base64', () => {
   it('encodes, and decodes base64url with or without padding; refuses anything else', () => {
@@ -66,6 +66,24 @@ describe('backplane pieces', () => {
   it('FNV-1a and shards', () => {
     expect([fnv1a(''), fnv1a('a'), fnv1a('foobar')]).toEqual([0x811c9dc5, 0xe40c292c, 0xbf9cf968])
     expect(shardOf('foobar', 4)).toBe(0xbf9cf968 % 4)
+  })
+
+  it('topics each once: the array itself when none repeats, a copy without the repeats otherwise', () => {
+    const once = ['a', 'b']
+    expect(distinctTopics(once)).toBe(once)
+    const twice = ['a', 'b', 'a']
+    expect(distinctTopics(twice)).toEqual(['a', 'b'])
+    expect(twice).toEqual(['a', 'b', 'a'])
+  })
+
+  it('a subscriber named on a topic twice hears each event on it once', async () => {
+    const bp = memoryBackplane()
+    const got: string[] = []
+    const sub = await bp.subscribe(['t', 't', 'u'], (e) => void got.push(e.topic!))
+    await bp.publish({ topic: 't' })
+    await sub.close()
+    await bp.publish({ topic: 't' })
+    expect([got, bp.size]).toEqual([['t'], 0])
   })
 
   it('reads only events: a topic, and an object payload if any', () => {
