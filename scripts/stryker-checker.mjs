@@ -28,6 +28,7 @@ class FileChecker {
   #sources = new Map()
   #importers = new Map()
   #mutated = new Map()
+  #unknown = new Set()
   #last
   #api
   #project
@@ -100,7 +101,12 @@ class FileChecker {
   #checkOne(mutant) {
     const file = resolve(mutant.fileName)
     const original = this.#sources.get(file)
-    if (original === undefined || !this.#importers.has(file)) return { status: CheckStatus.Passed }
+    if (original === undefined || !this.#importers.has(file)) {
+      // Not in the project checked: run by the tests as if it compiled, and said once, so a wrong tsconfig shows.
+      if (!this.#unknown.has(file)) this.log.warn('%s is not in %s: its mutants are not type-checked.', file, this.#project)
+      this.#unknown.add(file)
+      return { status: CheckStatus.Passed }
+    }
     const changed = new Set([file])
     if (this.#last && this.#last !== file) {
       this.#mutated.delete(this.#last)

@@ -73,24 +73,27 @@ export function dropRelay(storage: DurableObjectStorage, relay: string, id: stri
 
 export const isJoined = (storage: DurableObjectStorage): boolean => storage.kv.get(JOINED) !== undefined
 
+/** The number of the last publish this relay passed on, as kept (0: none since it joined). */
+export const lastPassed = (storage: DurableObjectStorage): number => storage.kv.get<number>(LAST) ?? 0
+
+/**
+ * Keeps `seq` as passed on, unless a later number is kept already. Written once the publish is sent: a relay
+ * reset before that shows the publish as missed at the next one, and its sockets get a resync.
+ */
+export function passed(storage: DurableObjectStorage, seq: number): void {
+  if (seq > lastPassed(storage)) storage.kv.put(LAST, seq)
+}
+
 /**
  * `last` is the root's number when it took the relay in; a publish numbered after it may have come first,
  * while the answer was on the way (a relay left has no number of its own).
  */
 export function joined(storage: DurableObjectStorage, last: number): void {
   storage.kv.put(JOINED, true)
-  storage.kv.put(LAST, Math.max(last, storage.kv.get<number>(LAST) ?? 0))
+  passed(storage, last)
 }
 
 export function leave(storage: DurableObjectStorage): void {
   storage.kv.delete(JOINED)
   storage.kv.delete(LAST)
-}
-
-/** Where publish `seq` stands against the last one passed on: already past, next in line, or after a gap. */
-export function step(storage: DurableObjectStorage, seq: number): 'stale' | 'next' | 'gap' {
-  const last = storage.kv.get<number>(LAST) ?? 0
-  if (seq <= last) return 'stale'
-  storage.kv.put(LAST, seq)
-  return seq === last + 1 ? 'next' : 'gap'
 }

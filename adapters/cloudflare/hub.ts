@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers'
 
 import { ALL_TOPICS, MAX_SOCKETS_HEADER, MAX_TAGS, SOCKET_LIMIT, TOPICS_HEADER } from './backplane.js'
 import {
-  addRelay, dropRelay, isJoined, joined, leave, nextPublish, parsePlace, RESYNC_FRAME, step, TREE_HEADER, type Relayed, type TreePlace,
+  addRelay, dropRelay, isJoined, joined, lastPassed, leave, nextPublish, parsePlace, passed, RESYNC_FRAME, TREE_HEADER, type Relayed, type TreePlace,
 } from './hub-tree.js'
 import { keptSecret } from './shared-secret.js'
 import { claimIn, sweepUsedStates } from './used-states.js'
@@ -36,6 +36,12 @@ export class McpHub extends DurableObject {
   #arriving = 0
   /** A relay's joining of its root, while under way: upgrades that come meanwhile wait for it. */
   #joining: Promise<void> | undefined
+  /**
+   * On a relay, the number of the last publish it passed on or is about to (its sends wait on a timer, and
+   * the number is stored after them); unset after a wake or once it left the tree, when the stored one is
+   * read (hub-tree.ts).
+   */
+  #last: number | undefined
   /**
    * On a root, one stub per relay: calls on one stub arrive in the order they were made (E-order), so each
    * relay gets the publishes in order. A stub that failed is broken for good, and made again.
@@ -71,7 +77,8 @@ export class McpHub extends DurableObject {
 
   /**
    * @internal Sends `message` to every socket tagged `tag` or ALL_TOPICS, here and on every relay of this
-   * root (one call each, whatever their sockets); returns how many sockets it reached.
+   * root (one call each, whatever their sockets); returns how many sockets it sends to (a relay's send once
+   * it has answered).
    */
   async publish(tag: string, message: string): Promise<number> {
     const sent = this.#broadcast(tag, message)
@@ -103,17 +110,23 @@ export class McpHub extends DurableObject {
     // An upgrade waiting for the join brings a socket: leaving now would let the root drop the new registration.
     if (this.#count() === 0 && this.#arriving === 0) {
       leave(storage)
+      this.#last = undefined
       return { sent: 0, left: true }
     }
-    const at = step(storage, seq)
-    if (at === 'stale') return { sent: 0 }
+    const last = this.#last ?? lastPassed(storage)
+    if (seq <= last) return { sent: 0 }
+    this.#last = seq
+    // After a gap, every socket gets a resync first. Who gets what is settled now, with the number.
+    const resync = seq === last + 1 ? [] : this.ctx.getWebSockets()
     const sockets = this.#sockets(tag)
-    // Answered before sending (timers keep their order, so publishes do too): the root's call lasts one hop,
-    // not this relay's broadcast to its thousands of sockets, and a root that may hold only a few calls open
-    // at once still reaches every relay within a few hops (BENCHMARKS.md, the 1,000,000-stream model).
+    // Answered before sending, and with nothing written (a write would hold the answer until it is stored):
+    // the root's call lasts one hop, not this relay's broadcast to its thousands of sockets, so a root that
+    // may hold only a few calls open at once still reaches every relay within a few hops (BENCHMARKS.md,
+    // the 1,000,000-stream model). Timers keep their order, so publishes do too.
     setTimeout(() => {
-      if (at === 'gap') for (const ws of this.ctx.getWebSockets()) send(ws, RESYNC_FRAME)
+      for (const ws of resync) send(ws, RESYNC_FRAME)
       for (const ws of sockets) send(ws, message)
+      passed(storage, seq)
     }, 0)
     return { sent: sockets.length }
   }

@@ -1,5 +1,7 @@
 import { tracing } from 'cloudflare:workers'
-import { endAttributes, serverAttributes, spanName, startAttributes, type Answer, type JsonRpcRequest, type Transport } from '../../src/core.js'
+import {
+  endAttributes, errorType, publishAttributes, serverAttributes, spanName, startAttributes, type Answer, type JsonRpcRequest, type SpanAttributes, type Transport,
+} from '../../src/core.js'
 import type { RequestWatch, Telemetry, WorkWatch } from '../../src/index.js'
 
 export interface WorkersTracingOptions {
@@ -65,10 +67,9 @@ export function workersTracing(options: WorkersTracingOptions = {}): Telemetry {
   const captureContent = options.captureContent ?? false
   return {
     request(message: JsonRpcRequest, transport: Transport) {
-      const span = tracing.startSpan(spanName(message))
-      if (!span.isTraced) return undefined
-      span.setAttributes({ ...startAttributes(message, transport, captureContent), ...serverAttributes(transport.request) })
-      return new WorkersRequestSpan(span, message.method, captureContent)
+      const attributes = { ...startAttributes(message, transport, captureContent), ...serverAttributes(transport.request) }
+      const span = traced(spanName(message), attributes)
+      return span && new WorkersRequestSpan(span, message.method, captureContent)
     },
     current() {
       const span = tracing.getActiveSpan()
@@ -78,28 +79,29 @@ export function workersTracing(options: WorkersTracingOptions = {}): Telemetry {
     },
     // The link (the traceparent of the request that made the work) cannot be kept: Workers spans have none.
     work(name: string, attributes: Readonly<Record<string, string>>): WorkWatch | undefined {
-      const span = tracing.startSpan(name)
-      if (!span.isTraced) return undefined
-      span.setAttributes(attributes)
-      return {
+      const span = traced(name, attributes)
+      return span && {
         run: (fn) => tracing.withActiveSpan(span, fn),
-        end(errorType) {
-          if (errorType !== undefined) span.setAttribute('error.type', errorType).setStatus({ code: 'error' })
-          span.end()
-        },
+        end: (errorType) => failed(span, errorType),
       }
     },
     publish(event) {
-      const span = tracing.startSpan(`publish ${event.topic}`)
-      if (!span.isTraced) return undefined
-      span.setAttributes({ 'messaging.operation.type': 'send', 'messaging.destination.name': event.topic })
-      return {
-        event,
-        end(error?: unknown) {
-          if (error !== undefined) span.setAttribute('error.type', error instanceof Error ? error.name : 'error').setStatus({ code: 'error' })
-          span.end()
-        },
-      }
+      const span = traced(`publish ${event.topic}`, publishAttributes(event.topic))
+      return span && { event, end: (error?: unknown) => failed(span, error === undefined ? undefined : errorType(error)) }
     },
   }
+}
+
+/** A span of the active one, with its attributes; none where traces are off (its no-op ended at once). */
+function traced(name: string, attributes: SpanAttributes): Span | undefined {
+  const span = tracing.startSpan(name)
+  if (span.isTraced) return span.setAttributes(attributes)
+  span.end()
+  return undefined
+}
+
+/** Ends a span, marked with `type` when its work failed. */
+function failed(span: Span, type: string | undefined): void {
+  if (type !== undefined) span.setAttribute('error.type', type).setStatus({ code: 'error' })
+  span.end()
 }

@@ -116,6 +116,10 @@ const list = (value: string | undefined) => (value?.trim() ? value.split(',').ma
 function fetchHandler(server: McpServer, options: LambdaOptions) {
   const secret = options.requestState?.secret ?? (process.env.MCP_REQUEST_STATE_SECRET || undefined)
   if (secret === undefined) console.warn('mcp-edge: no MCP_REQUEST_STATE_SECRET: input requests complete only when every round reaches the same instance')
+  if (options.sessions && !(inShared(options.store) && inShared(options.backplane))) {
+    console.warn('mcp-edge: sessions() without a shared store and backplane: what a 2025 session changes stays in one instance, '
+      + 'and a question asked on one is not answered through another. Give createLambdaHandler redisTaskStore and redisBackplane (mcp-edge/redis).')
+  }
   return createFetchHandler(server, {
     ...options,
     // A function URL has its own hostname and Lambda routes by it: no Host check unless one is asked for
@@ -140,9 +144,12 @@ const NO_SHARED_BACKPLANE = 'subscriptions/listen needs a shared backplane on La
   + 'so no change made by another call would reach a stream held in its memory. Give createLambdaHandler a backplane '
   + 'every instance shares (redisBackplane from mcp-edge/redis).'
 
-/** Whether changes made on other instances reach this one's streams: any backplane but the in-memory one. Warns once (at cold start) if not. */
+/** Whether every instance sees the same: anything but the in-memory backplane or store. */
+const inShared = (part: { readonly kind?: string | undefined } | undefined) => part !== undefined && part.kind !== 'memory'
+
+/** Whether changes made on other instances reach this one's streams. Warns once (at cold start) if not. */
 function shared(backplane: HandlerOptions['backplane']): boolean {
-  if (backplane !== undefined && backplane.kind !== 'memory') return true
+  if (inShared(backplane)) return true
   console.warn(`mcp-edge: ${NO_SHARED_BACKPLANE} Until then, subscriptions/listen is refused.`)
   return false
 }

@@ -58,7 +58,7 @@ function watched(runtime: Runtime, telemetry: Telemetry, watch: RequestWatch, tr
 }
 
 /** Telemetry that fails is reported, never the request's failure. */
-function guarded<T>(runtime: Runtime, watch: () => T): T | undefined {
+export function guarded<T>(runtime: Runtime, watch: () => T): T | undefined {
   try {
     return watch()
   } catch (e) {

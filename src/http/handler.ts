@@ -3,7 +3,7 @@ import { InsufficientScope, McpError, Overloaded } from '../protocol/errors.js'
 import { classify, errorResponse, readId, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { Runtime, Session, Transport } from '../exchange/types.js'
 import { Cancellation } from '../exchange/cancellation.js'
-import { exchange, type Answer } from '../exchange/exchange.js'
+import { exchange, guarded, type Answer } from '../exchange/exchange.js'
 import { createRuntime, type RuntimeOptions } from '../compose/runtime.js'
 import type { AuthGate, Authorization, Identity } from '../auth/gate.js'
 import type { AuthInfo, Notify } from '../server/context.js'
@@ -125,7 +125,7 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
     running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
     clientAddressHeader: options.clientAddressHeader?.toLowerCase(),
-    sessions: options.sessions?.build(options.store),
+    sessions: sessionRoutes(options),
   }
   const guard = requestGuard(options)
   const metadataPaths = gate?.metadata.paths ?? []
@@ -174,13 +174,16 @@ function post(context: HandlerContext, request: Request, platform: RuntimeContex
     .then((checked) => (checked instanceof Response ? checked : accept(context, request, platform, checked)))
 }
 
-/** A body refused over a limit, before its method is known; telemetry that fails is reported, not the answer. */
+/** The routes of 2025 sessions, where `sessions()` turned them on (the options object of 0.1 is refused by name). */
+function sessionRoutes({ sessions, store }: HandlerOptions): SessionRoutes | undefined {
+  if (!sessions) return undefined
+  if (typeof sessions.build !== 'function') throw new TypeError('The sessions option takes sessions({...}) from mcp-edge, which turns 2025 sessions on')
+  return sessions.build(store)
+}
+
+/** A body refused over a limit, before its method is known. */
 function countRefusal(runtime: Runtime, fault: 'client' | 'server', limit: string): void {
-  try {
-    runtime.telemetry?.count?.('refusal', { 'mcp.refusal.fault': fault, 'mcp.refusal.limit': limit })
-  } catch (e) {
-    runtime.report(e, { during: 'telemetry' })
-  }
+  guarded(runtime, () => runtime.telemetry?.count?.('refusal', { 'mcp.refusal.fault': fault, 'mcp.refusal.limit': limit }))
 }
 
 function accept(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {

@@ -63,3 +63,9 @@ export function endAttributes(answer: Answer, captureContent: boolean, method: s
   if (captureContent && answer.ok && method === 'tools/call' && answer.result) attributes['gen_ai.tool.call.result'] = JSON.stringify(answer.result)
   return attributes
 }
+
+/** A backplane publish's attributes (a PRODUCER span of messaging's conventions). */
+export const publishAttributes = (topic: string): SpanAttributes => ({ 'messaging.operation.type': 'send', 'messaging.destination.name': topic })
+
+/** `error.type` of a failure that is not an answer: the error's class name. */
+export const errorType = (error: unknown): string => (error instanceof Error ? error.name : 'error')

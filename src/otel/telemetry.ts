@@ -7,7 +7,7 @@ import { context, createNoopMeter, metrics, ProxyTracerProvider, ROOT_CONTEXT, S
 import type { RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { ChangeEvent } from '../state/backplane.js'
-import { serverAttributes, spanName, startAttributes } from './attributes.js'
+import { errorType, publishAttributes, serverAttributes, spanName, startAttributes } from './attributes.js'
 import { instruments, type Instruments } from './instruments.js'
 import { activeSpan, RequestSpan } from './request-span.js'
 import { parentOf, parseTraceparent } from './trace-context.js'
@@ -108,15 +108,13 @@ class OpenTelemetry implements Telemetry {
 
   publish(event: ChangeEvent) {
     // A PRODUCER span in the caller's trace; the change carries its context to every stream it reaches.
-    const span = this.#tracer.startSpan(`publish ${event.topic}`, {
-      kind: SpanKind.PRODUCER, attributes: { 'messaging.operation.type': 'send', 'messaging.destination.name': event.topic },
-    })
+    const span = this.#tracer.startSpan(`publish ${event.topic}`, { kind: SpanKind.PRODUCER, attributes: publishAttributes(event.topic) })
     const started = performance.now()
     const carried = span.isRecording() ? { ...event, trace: traceparentOf(span.spanContext()) } : event
     return {
       event: carried,
       end: (error?: unknown) => {
-        const failed = error === undefined ? {} : { 'error.type': error instanceof Error ? error.name : 'error' }
+        const failed = error === undefined ? {} : { 'error.type': errorType(error) }
         if (error !== undefined) span.setAttributes(failed).setStatus({ code: SpanStatusCode.ERROR })
         span.end()
         this.#metrics().publishDuration.record((performance.now() - started) / 1000, failed)

@@ -267,6 +267,10 @@ describe('2025 sessions across instances', () => {
     expect(make({ maxPerClient: 1.5 })).toThrow('sessions.maxPerClient must be a positive integer')
     expect(make({ maxTotal: -1 })).toThrow('sessions.maxTotal must be a positive integer')
     expect(make({ maxSubscriptions: Number.NaN })).toThrow('sessions.maxSubscriptions must be a positive integer')
+    // The options object of 0.1 in place of sessions(), from JavaScript: said by name, not a TypeError of ours.
+    const server = new McpServer({ name: 'old', version: '1' })
+    expect(() => createFetchHandler(server, { sessions: { ttlMs: 60_000 } as never })).toThrow('The sessions option takes sessions({...}) from mcp-edge, which turns 2025 sessions on')
+    expect(() => createFetchHandler(server, { sessions: false as never })).not.toThrow()
   })
 
   it('without sessions(), initialize issues none and DELETE is not allowed', async () => {

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createBufferedLambdaHandler, type LambdaContext } from '../../adapters/lambda/index.js'
-import { McpServer, tasks } from '../../src/index.js'
+import { McpServer, memoryTaskStore, sessions, tasks } from '../../src/index.js'
+import { redisBackplane, redisTaskStore } from '../../adapters/redis/index.js'
+import { REDIS_URL } from '../helpers/redis.js'
 import { planRestEvent } from '../../adapters/lambda/rest-event.js'
 import { planUrlEvent } from '../../adapters/lambda/url-event.js'
 import { createEverythingServer } from '../../examples/everything/server.js'
@@ -209,6 +211,23 @@ describe('a Lambda handler\'s settings from the function\'s environment', () => 
     expect(made({ MCP_REQUEST_STATE_SECRET: '' }).warnings).toEqual([expect.stringMatching(/^mcp-edge: no MCP_REQUEST_STATE_SECRET: /)])
     expect(made({ MCP_REQUEST_STATE_SECRET: 'env-secret-0123456789abcdef0123456789' }).warnings).toEqual([])
     expect(made({ MCP_REQUEST_STATE_SECRET: '' }, { requestState: { secret: 'option-secret-0123456789abcdef01234567' } }).warnings).toEqual([])
+  })
+
+  it('warns once made with sessions() unless both the store and the backplane are shared', async () => {
+    const secret = { MCP_REQUEST_STATE_SECRET: 'env-secret-0123456789abcdef0123456789' }
+    const alone = /^mcp-edge: sessions\(\) without a shared store and backplane: /
+    expect(made(secret, { sessions: sessions() }).warnings).toEqual([expect.stringMatching(alone)])
+    const prefix = `sessions-warning-${crypto.randomUUID()}:`
+    const store = redisTaskStore({ url: REDIS_URL, prefix })
+    const backplane = redisBackplane({ url: REDIS_URL, prefix })
+    try {
+      expect(made(secret, { sessions: sessions(), store }).warnings).toEqual([expect.stringMatching(alone)])
+      expect(made(secret, { sessions: sessions(), backplane }).warnings).toEqual([expect.stringMatching(alone)])
+      expect(made(secret, { sessions: sessions(), store, backplane }).warnings).toEqual([])
+      expect(made(secret, { store: memoryTaskStore(), backplane }).warnings).toEqual([])
+    } finally {
+      await Promise.all([store.close?.(), backplane.close?.()])
+    }
   })
 
   it('answers 400 with a JSON-RPC error for an event no Request can be made of (a header value with a line break)', async () => {

@@ -18,7 +18,7 @@ interface TraceEvent {
   invocationId: string
   sequence: number
   spanContext: { traceId: string; spanId?: string }
-  event: { type: string; spanId?: string; name?: string; info?: unknown; outcome?: string; message?: unknown[] }
+  event: { type: string; spanId?: string; name?: string; info?: unknown; outcome?: string; level?: string; message?: unknown[] }
 }
 interface TracedSpan {
   name: string
@@ -71,8 +71,8 @@ async function post(method: string, params: Record<string, unknown>, id: number,
   })
 }
 
-/** What the Worker logged (console.log), as the tail saw it. */
-const logs = () => events.filter((e) => e.event.type === 'log').flatMap((e) => e.event.message!.map(String))
+/** What the Worker logged with console.log (not its warnings), as the tail saw it. */
+const logs = () => events.filter((e) => e.event.type === 'log' && e.event.level === 'log').flatMap((e) => e.event.message!.map(String))
 
 beforeAll(async () => {
   const bundle = await build({
@@ -133,15 +133,13 @@ describe('workersTracing()', () => {
     expect(refused.status).toEqual({ code: 'error', message: 'Unknown tool: missing' })
   })
 
-  it('keeps a listen stream\'s span open until the stream ends, counting what it delivered', async () => {
+  it('ends a listen stream\'s span with the stream, counting what it delivered', async () => {
     const res = await post('subscriptions/listen', { notifications: { toolsListChanged: true } }, 11)
     const stream = sseReader(res.body as ReadableStream<Uint8Array>)
     await stream.next()
     await (await post('tools/call', { name: 'notify', arguments: {} }, 12)).text()
     expect((await stream.next()).method).toBe('notifications/tools/list_changed')
-    await span('tools/call notify')
-    expect(spans().some((s) => s.name === 'subscriptions/listen' && s.closed !== undefined)).toBe(false)
-    // The fixture's streams last 2 s (listen.maxLifetimeMs), then end with their result.
+    // The fixture's streams last 2 s (listen.maxLifetimeMs), then end with their result; the span with them.
     expect((await stream.next()).result).toBeDefined()
     expect((await span('subscriptions/listen')).attributes).toMatchObject({ 'mcp.method.name': 'subscriptions/listen', 'mcp.listen.deliveries': 1 })
     // The change was published in a span of the tool call that made it.
