@@ -116,7 +116,7 @@ ${results.map((r) => `| ${r.relays} | ${r.streams} | ${(r.openMs / 1000).toFixed
 
 Locally every Worker request and the hub share one workerd process and the machine's 2 cores with the load
 generator, so the figures bound what one hub does under load; on Cloudflare each Worker invocation runs apart.
-4,000 streams is about the most this machine holds under `wrangler dev`: its workerd keeps some 4.2 file descriptors
+4,000 streams is about the most this machine holds under \`wrangler dev\`: its workerd keeps some 4.2 file descriptors
 per open stream, and a process here may hold 20,000 (6,000 and 8,000 failed with the descriptors used up, relays or not).
 `)
 writeModel(results)
