@@ -33,7 +33,7 @@ async function check(server: Server, scenario: (typeof SCENARIOS)[number]) {
 ensureWrk()
 const servers = [await startServer('mcp-edge', 'edge.mjs'), await startServer('SDK v2', 'sdk.mjs'), await startServer('bare Hono', 'hono.mjs')]
 const rows: string[] = []
-const summary: Record<string, Record<string, WrkResult & { cpu: number }>> = {}
+const summary: Record<string, Record<string, WrkResult & { cpu: number; ratio: number }>> = {}
 try {
   for (const scenario of SCENARIOS) {
     const contenders = servers.filter((s) => s.name !== 'bare Hono' || scenario.ceiling)
@@ -52,15 +52,19 @@ try {
       }
     }
     summary[scenario.name] = {}
+    const edgeRuns = runs.get('mcp-edge')!
     for (const [name, rs] of runs) {
       summary[scenario.name]![name] = {
         rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
         cpu: median(rs.map((r) => r.cpu)), requests: 0, errors: 0,
+        // Each round's pair, measured within seconds of each other: this shared VM's speed drifts by half over
+        // minutes (the same server's CPU per request went from 40 to 75 µs between runs), which a ratio of
+        // medians taken over the whole run would mix into the comparison.
+        ratio: median(rs.map((r, round) => edgeRuns[round]!.rps / r.rps)),
       }
     }
-    const edge = summary[scenario.name]!['mcp-edge']!
     for (const [name, m] of Object.entries(summary[scenario.name]!)) {
-      const ratio = name === 'mcp-edge' ? '' : `${fmt(edge.rps / m.rps, 2)}×`
+      const ratio = name === 'mcp-edge' ? '' : `${fmt(m.ratio, 2)}×`
       rows.push(`| ${scenario.name} | ${name} | ${Math.round(m.rps).toLocaleString('en')} | ${fmt(m.p50, 2)} ms | ${fmt(m.p99, 2)} ms | ${fmt(m.cpu)} µs | ${ratio} |`)
       console.log(`${scenario.name}: ${name} ${Math.round(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms ${ratio && `(mcp-edge = ${ratio})`}`)
     }
@@ -102,16 +106,16 @@ docs show), and a bare Hono JSON echo on @hono/node-server as the ceiling. The s
 in the list), the same 2026-07-28 requests with the full \`_meta\` envelope and MCP headers; wrk (1 thread, ${CONNECTIONS}
 connections) is the load generator, in its own process. Every answer is checked before measuring and every run must
 be error-free. Medians of ${ROUNDS} rounds of ${SECONDS} s, contenders alternating; server CPU is the server process's user +
-system time over the run divided by the requests answered; the last column is mcp-edge's throughput divided by the
-contender's. This machine is a shared VM: the same server's figures move by ±15% from run to run (CPU time per
-request too), so ratios within one run mean more than absolute numbers.
+system time over the run divided by the requests answered; the last column is the median over the rounds of mcp-edge's
+throughput divided by the contender's in the same round. This machine is a shared VM whose speed drifts by up to half
+over minutes (CPU time per request too), so ratios of neighbouring runs mean more than absolute numbers.
 
 | request | server | req/s | p50 | p99 | server CPU / request | mcp-edge is |
 |---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-mcp-edge serves **${fmt(call0['mcp-edge']!.rps / call0['SDK v2']!.rps, 1)}×** the SDK v2's tools/call throughput and reaches
-**${fmt((100 * call0['mcp-edge']!.rps) / call0['bare Hono']!.rps, 0)}%** of the bare Hono ceiling (which validates nothing and
+mcp-edge serves **${fmt(call0['SDK v2']!.ratio, 1)}×** the SDK v2's tools/call throughput and reaches
+**${fmt(100 * call0['bare Hono']!.ratio, 0)}%** of the bare Hono ceiling (which validates nothing and
 runs no MCP at all).
 
 ### Memory over ${LEAK.toLocaleString('en')} tools/call requests
