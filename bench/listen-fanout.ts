@@ -139,8 +139,8 @@ writeSection(section, `
 ${CLIENTS} load-generating process${CLIENTS > 1 ? 'es' : ''} (\`bench/fanout-client.ts\`, raw sockets from ${ADDRESS_COUNT} loopback
 address${ADDRESS_COUNT > 1 ? 'es' : ''} per run) open ${n} \`subscriptions/listen\` SSE streams to ${SERVERS > 1 ? `${SERVERS} server processes sharing the backplane, evenly` : 'one server process'}
 (\`bench/servers/fanout.mjs\`, on the built package), each waiting for its acknowledgement, then the ${SERVERS > 1 ? 'first ' : ''}server is asked over IPC to publish a tools change
-${ROUNDS} times${SERVERS > 1 ? ', so that the other\'s streams hear of it only through the backplane' : ''}. With redis-cluster, a cluster of the run's own: three masters
-(three shards), a replica each, sharded pub/sub. Delay = time the change arrived on a stream minus the moment the server began publishing (same machine
+${ROUNDS} times${SERVERS > 1 ? ', so that the other\'s streams hear of it only through the backplane' : ''}.${kinds.includes('redis-cluster') ? ` With redis-cluster, a cluster of the run's own: three masters
+(three shards), a replica each, sharded pub/sub.` : ''} Delay = time the change arrived on a stream minus the moment the server began publishing (same machine
 clock); every stream's delivery counts, and one missing after ${ROUND_TIMEOUT_MS / 1000} s is lost. Memory = server RSS and
 V8 heap after GC${SERVERS > 1 ? ', summed over the servers' : ''}, with the streams open minus before, per stream.
 
