@@ -87,8 +87,17 @@ describe('backplane pieces', () => {
   })
 
   it('reads only events: a topic, and an object payload if any', () => {
-    expect(parseEvent('{"topic":"list:tools"}')).toEqual({ topic: 'list:tools' })
+    expect(parseEvent('{"topic":"list:tools"}')).toStrictEqual({ topic: 'list:tools' })
+    expect(parseEvent('{"topic":"t","data":{"uri":"a://b"}}')).toStrictEqual({ topic: 't', data: { uri: 'a://b' } })
     for (const bad of ['x', '[]', '{"topic":""}', '{"topic":1}', '{"topic":"t","data":[1]}']) expect(parseEvent(bad)).toBeUndefined()
+  })
+
+  it('keeps the trace context a change carries, up to 128 characters; a longer or foreign one goes, not the change', () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+    expect(parseEvent(JSON.stringify({ topic: 't', trace: traceparent }))).toStrictEqual({ topic: 't', trace: traceparent })
+    expect(parseEvent(JSON.stringify({ topic: 't', trace: 'x'.repeat(128) }))).toStrictEqual({ topic: 't', trace: 'x'.repeat(128) })
+    expect(parseEvent(JSON.stringify({ topic: 't', trace: 'x'.repeat(129) }))).toStrictEqual({ topic: 't' })
+    expect(parseEvent(JSON.stringify({ topic: 't', trace: 55 }))).toStrictEqual({ topic: 't' })
   })
 
   it('a subscriber that throws is reported and does not keep the others from the event', async () => {

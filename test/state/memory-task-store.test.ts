@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
-import { memoryTaskStore } from '../../src/index.js'
+import { describe, expect, it, vi } from 'vitest'
+import { memoryTaskStore, StoreFull } from '../../src/index.js'
 import { until } from '../helpers/async.js'
 import { describeTaskLimits, describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
 
@@ -38,5 +38,58 @@ describe('memory task store: what it holds', () => {
     expect(own.size).toBe(0)
     expect(await own.get(task.id)).toBeUndefined()
     expect((await own.list!(task.owner, undefined, 10)).tasks).toEqual([])
+  })
+
+  it('counts no expired record against its total, swept or not', async () => {
+    const own = memoryTaskStore() // swept once a minute: not during this test
+    const limits = { total: 2, perClient: 2 }
+    await own.create(record({ expiresAt: Date.now() + 20 }), { ...limits, client: 'a' })
+    await own.create(record({ expiresAt: Date.now() + 20 }), { ...limits, client: 'b' })
+    await expect(own.create(record(), { ...limits, client: 'c' })).rejects.toThrow(StoreFull)
+    await new Promise((r) => setTimeout(r, 40))
+    await own.create(record(), { ...limits, client: 'c' })
+    expect(own.size).toBe(1)
+    await own.close!()
+  })
+
+  it('takes a record that fills maxBytes exactly, and none past it', async () => {
+    const task = record()
+    const own = memoryTaskStore({ maxBytes: JSON.stringify(task).length })
+    await own.create(task)
+    expect(own.bytes).toBe(JSON.stringify(task).length)
+    await expect(own.create(record())).rejects.toThrow(StoreFull)
+    await own.close!()
+  })
+
+  it('a record made again under an expired one\'s id starts with no log', async () => {
+    const own = memoryTaskStore()
+    const old = record({ expiresAt: Date.now() + 20 })
+    await own.create(old)
+    await own.append!(old.id, [{ n: 1 }, { n: 2 }])
+    await new Promise((r) => setTimeout(r, 40))
+    const again = record({ id: old.id })
+    await own.create(again)
+    expect(await own.messages!(old.id, 0)).toEqual({ messages: [], length: 0 })
+    expect(own.bytes).toBe(JSON.stringify(again).length)
+    await own.close!()
+  })
+
+  it('runs one sweep timer while it holds records, and none once they are gone or it is closed', async () => {
+    vi.useFakeTimers()
+    try {
+      const own = memoryTaskStore({ sweepMs: 1000 })
+      const before = vi.getTimerCount()
+      await own.create(record({ expiresAt: Date.now() + 500 }))
+      await own.create(record({ expiresAt: Date.now() + 500 }))
+      expect(vi.getTimerCount()).toBe(before + 1)
+      vi.advanceTimersByTime(1000)
+      expect([own.size, vi.getTimerCount()]).toEqual([0, before])
+      await own.create(record())
+      expect(vi.getTimerCount()).toBe(before + 1)
+      await own.close!()
+      expect(vi.getTimerCount()).toBe(before)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
