@@ -278,6 +278,16 @@ describe('verified tokens remembered', () => {
     expect(await signatureChecks(async () => { await check(forgetting, token); await check(forgetting, token) })).toBe(2)
   })
 
+  it('keeps every token while there is room: the first of two is still answered from memory', async () => {
+    const verify = jwtVerifier({ issuer: as.issuer })
+    const [one, two] = [await as.token(RESOURCE), await as.token(RESOURCE)]
+    expect(await signatureChecks(async () => { await check(verify, one); await check(verify, two); await check(verify, one) })).toBe(2)
+  })
+
+  it('refuses what is not a JWT, saying so', async () => {
+    expect(await refusal(check(jwtVerifier({ issuer: as.issuer }), 'not.a-jwt'))).toBe('The token is not a JWT')
+  })
+
   it('forgets the oldest token when full', async () => {
     const verify = jwtVerifier({ issuer: as.issuer, cachedTokens: 1 })
     const [one, two] = [await as.token(RESOURCE), await as.token(RESOURCE)]
@@ -347,6 +357,43 @@ describe('key discovery', () => {
       expect((e as Error).message).toMatch(/oauth-authorization-server\/tenant-other: HTTP 404; .*tenant-other\/\.well-known\/openid-configuration: HTTP 404\)$/)
     } finally {
       await new Promise((r) => oidc.close(r))
+    }
+  })
+
+  it('looks an issuer\'s metadata up once, for every verifier of that issuer', async () => {
+    const asked: string[] = []
+    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    const fresh = await startAuthServer()
+    try {
+      await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE))
+      await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE, { sub: 'user-2' }))
+      expect(asked.filter((u) => u.includes('/.well-known/'))).toEqual([`${fresh.issuer}/.well-known/oauth-authorization-server`])
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  it('remembers a failed lookup for 30 s, then asks again', async () => {
+    const asked: string[] = []
+    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    // Both metadata places answer 404 there: the lookup fails.
+    const issuer = `${as.issuer}/gone-${Math.random().toString(36).slice(2)}`
+    const verify = jwtVerifier({ issuer, fetch: spy })
+    const token = await as.token(RESOURCE, { iss: issuer })
+    vi.useFakeTimers({ toFake: ['setTimeout'] })
+    try {
+      expect(await rejection(check(verify, token))).toBeInstanceOf(Error)
+      expect(asked).toHaveLength(2)
+      expect(await rejection(check(verify, token))).toBeInstanceOf(Error)
+      expect(asked).toHaveLength(2)
+      vi.advanceTimersByTime(29_000)
+      expect(await rejection(check(verify, token))).toBeInstanceOf(Error)
+      expect(asked).toHaveLength(2)
+      vi.advanceTimersByTime(1_000)
+      expect(await rejection(check(verify, token))).toBeInstanceOf(Error)
+      expect(asked).toHaveLength(4)
+    } finally {
+      vi.useRealTimers()
     }
   })
 
