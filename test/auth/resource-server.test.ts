@@ -70,6 +70,7 @@ describe('reading the token', () => {
     const verify: TokenVerifier = async (token) => (seen++, { subject: token, claims: {} })
     const res = await post(handlerWith({ verify }), as('a'.repeat(16_385)))
     expect([res.status, seen]).toEqual([401, 0])
+    expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'The token is not acceptable' })
     expect((await post(handlerWith({ verify }), as('a'.repeat(16_384)))).status).toBe(200)
   })
 })
@@ -205,16 +206,20 @@ describe('verifiers', () => {
 
   it('refuses an identity that expired more than 30 s ago', async () => {
     const at = (secondsAgo: number): TokenVerifier => async () => ({ subject: 'u', expiresAt: Math.floor(Date.now() / 1000) - secondsAgo, claims: {} })
-    expect((await post(handlerWith({ verify: at(60) }), as('t'))).status).toBe(401)
+    const expired = await post(handlerWith({ verify: at(60) }), as('t'))
+    expect([expired.status, await expired.json()]).toEqual([401, { error: 'invalid_token', error_description: 'The token has expired' }])
     expect((await post(handlerWith({ verify: at(5) }), as('t'))).status).toBe(200)
   })
 
   it('an identity with neither subject nor client id is the verifier\'s fault: 503, reported, no anonymous request', async () => {
     const errors: ErrorContext[] = []
-    const handler = handlerWith({ verify: async () => ({ scopes: [], claims: {} }) }, { onError: (_e, c) => void errors.push(c) })
+    const reported: unknown[] = []
+    const handler = handlerWith({ verify: async () => ({ scopes: [], claims: {} }) }, { onError: (e, c) => void (errors.push(c), reported.push(e)) })
     const res = await post(handler, as('t'))
     expect(res.status).toBe(503)
     expect(errors.map((e) => e.during)).toEqual(['authorization'])
+    expect((reported[0] as Error).message).toBe('the token verifier returned an identity with neither subject nor clientId: nothing to bind state to')
+    expect(await res.json()).toEqual({ error: 'temporarily_unavailable', error_description: `Authorization failed on the server (error id ${errors[0]!.errorId})` })
   })
 
   it('takes identity verified upstream (RuntimeContext.auth) in place of a token, and still checks its scopes', async () => {
