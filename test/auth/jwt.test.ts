@@ -278,6 +278,21 @@ describe('verified tokens remembered', () => {
     expect(await signatureChecks(async () => { await check(forgetting, token); await check(forgetting, token) })).toBe(2)
   })
 
+  it('fetches the key set again once it is older than cacheMaxAgeMs', async () => {
+    const aged = await startAuthServer()
+    try {
+      const verify = jwtVerifier({ issuer: aged.issuer, cacheMaxAgeMs: 50 })
+      await check(verify, await aged.token(RESOURCE))
+      await check(verify, await aged.token(RESOURCE, { sub: 'user-2' }))
+      expect(aged.jwksFetches).toBe(1)
+      await new Promise((r) => setTimeout(r, 80))
+      await check(verify, await aged.token(RESOURCE, { sub: 'user-3' }))
+      expect(aged.jwksFetches).toBe(2)
+    } finally {
+      await aged.close()
+    }
+  })
+
   it('keeps every token while there is room: the first of two is still answered from memory', async () => {
     const verify = jwtVerifier({ issuer: as.issuer })
     const [one, two] = [await as.token(RESOURCE), await as.token(RESOURCE)]
@@ -397,13 +412,15 @@ describe('key discovery', () => {
     }
   })
 
-  it('fetches metadata and keys with the fetch it is given', async () => {
+  it('fetches metadata and keys with the fetch it is given, asking for JSON', async () => {
     const asked: string[] = []
-    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    const accepts: (string | null)[] = []
+    const spy: typeof fetch = (input, init) => (asked.push(String(input)), accepts.push(new Headers(init?.headers).get('accept')), fetch(input, init))
     const fresh = await startAuthServer()
     try {
       await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE))
       expect(asked).toEqual([`${fresh.issuer}/.well-known/oauth-authorization-server`, fresh.jwksUri])
+      expect(accepts).toEqual(['application/json', 'application/json, application/jwk-set+json'])
     } finally {
       await fresh.close()
     }

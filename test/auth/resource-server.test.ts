@@ -118,6 +118,7 @@ describe('the protected-resource metadata', () => {
     expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS'])
     const preflight = await get(handler, '/.well-known/oauth-protected-resource', { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
     expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([204, '*', 'GET, HEAD, OPTIONS'])
+    expect([preflight.headers.get('access-control-allow-headers'), preflight.headers.get('access-control-max-age')]).toEqual(['mcp-protocol-version', '86400'])
     expect(createFetchHandler(createEverythingServer(), { extensions: [tasks()] }).metadataPaths).toEqual([])
   })
 
@@ -136,6 +137,7 @@ describe('the protected-resource metadata', () => {
     ['HTTPS://h.example/mcp', /canonical form: https:\/\/h.example\/mcp/],
     ['https://h.example/', /canonical form: https:\/\/h.example rather/],
     ['https://h.example/mcp#x', /no fragment/],
+    ['https://h.example/mcp#', /no fragment/],
     ['ftp://h.example/mcp', /http\(s\) URL/],
     ['/mcp', /absolute URL/],
   ])('refuses a resource URL that is not canonical (%s) at start-up', (resource, message) => {
