@@ -1,8 +1,8 @@
 /**
  * What OpenTelemetry costs a tools/call on Node: mcp-edge without telemetry, with @opentelemetry/api
- * installed and no SDK (the default on Node: the API's no-ops), and with the SDK exporting every span and
- * the metrics over OTLP/HTTP to a receiver in this process. Each in its own process, wrk as the load, the
- * three alternating round by round.
+ * installed and no SDK (the default on Node: the API's no-ops), and with the SDK exporting every span, or
+ * one trace in ten, and the metrics over OTLP/HTTP to a receiver in this process. Each in its own process,
+ * wrk as the load, the four alternating round by round.
  *   node --import tsx bench/otel.ts [--seconds 6] [--rounds 5] [--connections 32]
  */
 import { createServer } from 'node:http'
@@ -36,6 +36,7 @@ const MODES = [
   { name: 'no telemetry', mode: 'off' },
   { name: '@opentelemetry/api, no SDK (Node default)', mode: 'api' },
   { name: 'SDK, every span and the metrics exported over OTLP/HTTP', mode: 'sdk' },
+  { name: 'SDK, one trace in ten sampled, the metrics exported', mode: 'sampled' },
 ] as const
 const servers = await Promise.all(MODES.map((m) => startServer(m.name, 'edge-otel.mjs', [], { BENCH_TELEMETRY: m.mode, BENCH_OTLP_URL: otlp })))
 try {
@@ -61,11 +62,12 @@ try {
 ## What OpenTelemetry costs a tools/call (Node)
 
 \`node --import tsx bench/otel.ts --seconds ${SECONDS} --rounds ${ROUNDS} --connections ${CONNECTIONS}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.
-mcp-edge's tools/call (zod input) on \`serve()\` in three processes, pinned to core 0 (wrk to core 1), alternating round by
+mcp-edge's tools/call (zod input) on \`serve()\` in four processes, pinned to core 0 (wrk to core 1), alternating round by
 round: without telemetry (\`telemetry: undefined\`), with \`@opentelemetry/api\` installed and no SDK registered (what Node
 does by default: the API's no-op tracer and meter), and with the SDK registered (\`TracerProvider\` with a
 \`BatchSpanProcessor\`, \`MeterProvider\` with a 1 s \`PeriodicExportingMetricReader\`, both exporting OTLP/HTTP JSON to a
-receiver in the bench process, which took ${exports.toLocaleString('en')} span exports, ${fmt(bytes / 2 ** 20)} MiB with the metrics, reading without parsing). Medians of ${ROUNDS} rounds of ${SECONDS} s; the last column is the
+receiver in the bench process, which took ${exports.toLocaleString('en')} span exports, ${fmt(bytes / 2 ** 20)} MiB with the metrics, reading without parsing), sampling every trace or, as production would, one in ten (\`ParentBasedSampler\` over a
+\`TraceIdRatioBasedSampler(0.1)\`; the metrics still see every request). Medians of ${ROUNDS} rounds of ${SECONDS} s; the last column is the
 throughput lost against no telemetry, the median over the rounds of each against the same round without it.
 
 | telemetry | req/s | p50 | p99 | cost |
