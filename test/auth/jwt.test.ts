@@ -281,11 +281,11 @@ describe('verified tokens remembered', () => {
   it('fetches the key set again once it is older than cacheMaxAgeMs', async () => {
     const aged = await startAuthServer()
     try {
-      const verify = jwtVerifier({ issuer: aged.issuer, cacheMaxAgeMs: 50 })
+      const verify = jwtVerifier({ issuer: aged.issuer, cacheMaxAgeMs: 1000 })
       await check(verify, await aged.token(RESOURCE))
       await check(verify, await aged.token(RESOURCE, { sub: 'user-2' }))
       expect(aged.jwksFetches).toBe(1)
-      await new Promise((r) => setTimeout(r, 80))
+      await new Promise((r) => setTimeout(r, 1100))
       await check(verify, await aged.token(RESOURCE, { sub: 'user-3' }))
       expect(aged.jwksFetches).toBe(2)
     } finally {

@@ -43,10 +43,10 @@ describe('memory task store: what it holds', () => {
   it('counts no expired record against its total, swept or not', async () => {
     const own = memoryTaskStore() // swept once a minute: not during this test
     const limits = { total: 2, perClient: 2 }
-    await own.create(record({ expiresAt: Date.now() + 20 }), { ...limits, client: 'a' })
-    await own.create(record({ expiresAt: Date.now() + 20 }), { ...limits, client: 'b' })
+    await own.create(record({ expiresAt: Date.now() + 500 }), { ...limits, client: 'a' })
+    await own.create(record({ expiresAt: Date.now() + 500 }), { ...limits, client: 'b' })
     await expect(own.create(record(), { ...limits, client: 'c' })).rejects.toThrow(StoreFull)
-    await new Promise((r) => setTimeout(r, 40))
+    await new Promise((r) => setTimeout(r, 600))
     await own.create(record(), { ...limits, client: 'c' })
     expect(own.size).toBe(1)
     await own.close!()
@@ -63,10 +63,10 @@ describe('memory task store: what it holds', () => {
 
   it('a record made again under an expired one\'s id starts with no log', async () => {
     const own = memoryTaskStore()
-    const old = record({ expiresAt: Date.now() + 20 })
+    const old = record({ expiresAt: Date.now() + 500 })
     await own.create(old)
-    await own.append!(old.id, [{ n: 1 }, { n: 2 }])
-    await new Promise((r) => setTimeout(r, 40))
+    expect(await own.append!(old.id, [{ n: 1 }, { n: 2 }])).toBe(2)
+    await new Promise((r) => setTimeout(r, 600))
     const again = record({ id: old.id })
     await own.create(again)
     expect(await own.messages!(old.id, 0)).toEqual({ messages: [], length: 0 })
