@@ -33,6 +33,14 @@ async function refusal(p: Promise<unknown>): Promise<string> {
   return (e as InvalidToken).message
 }
 
+/** A fetch for jwtVerifier's `fetch` option that notes each URL it is asked for, and the Accept header sent. */
+function recordingFetch() {
+  const asked: string[] = []
+  const accepts: (string | null)[] = []
+  const recording: typeof fetch = (input, init) => (asked.push(String(input)), accepts.push(new Headers(init?.headers).get('accept')), fetch(input, init))
+  return { asked, accepts, fetch: recording }
+}
+
 // as: most tests; other: a second issuer; the rest each serve one test, so that their counts and caches start empty.
 let as: AuthServer, other: AuthServer, untouched: AuthServer, discovered: AuthServer, cold: AuthServer, rotating: AuthServer, flight: AuthServer
 beforeAll(async () => {
@@ -281,11 +289,13 @@ describe('verified tokens remembered', () => {
   it('fetches the key set again once it is older than cacheMaxAgeMs', async () => {
     const aged = await startAuthServer()
     try {
+      vi.useFakeTimers({ toFake: ['Date'] })
       const verify = jwtVerifier({ issuer: aged.issuer, cacheMaxAgeMs: 1000 })
       await check(verify, await aged.token(RESOURCE))
+      vi.setSystemTime(Date.now() + 999)
       await check(verify, await aged.token(RESOURCE, { sub: 'user-2' }))
       expect(aged.jwksFetches).toBe(1)
-      await new Promise((r) => setTimeout(r, 1100))
+      vi.setSystemTime(Date.now() + 1)
       await check(verify, await aged.token(RESOURCE, { sub: 'user-3' }))
       expect(aged.jwksFetches).toBe(2)
     } finally {
@@ -376,8 +386,7 @@ describe('key discovery', () => {
   })
 
   it('looks an issuer\'s metadata up once, for every verifier of that issuer', async () => {
-    const asked: string[] = []
-    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    const { asked, fetch: spy } = recordingFetch()
     const fresh = await startAuthServer()
     try {
       await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE))
@@ -389,8 +398,7 @@ describe('key discovery', () => {
   })
 
   it('remembers a failed lookup for 30 s, then asks again', async () => {
-    const asked: string[] = []
-    const spy: typeof fetch = (input, init) => (asked.push(String(input)), fetch(input, init))
+    const { asked, fetch: spy } = recordingFetch()
     // Both metadata places answer 404 there: the lookup fails.
     const issuer = `${as.issuer}/gone-${Math.random().toString(36).slice(2)}`
     const verify = jwtVerifier({ issuer, fetch: spy })
@@ -413,9 +421,7 @@ describe('key discovery', () => {
   })
 
   it('fetches metadata and keys with the fetch it is given, asking for JSON', async () => {
-    const asked: string[] = []
-    const accepts: (string | null)[] = []
-    const spy: typeof fetch = (input, init) => (asked.push(String(input)), accepts.push(new Headers(init?.headers).get('accept')), fetch(input, init))
+    const { asked, accepts, fetch: spy } = recordingFetch()
     const fresh = await startAuthServer()
     try {
       await check(jwtVerifier({ issuer: fresh.issuer, fetch: spy }), await fresh.token(RESOURCE))

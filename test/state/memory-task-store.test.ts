@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryTaskStore, StoreFull } from '../../src/index.js'
 import { until } from '../helpers/async.js'
 import { describeTaskLimits, describeTaskListing, describeTaskLog, describeTaskStore, record } from '../helpers/task-store.js'
@@ -10,6 +10,8 @@ describeTaskLog('memory', () => store)
 describeTaskLimits('memory', (maxBytes) => memoryTaskStore({ maxBytes }))
 
 describe('memory task store: what it holds', () => {
+  afterEach(() => vi.useRealTimers())
+
   it('sweeps out expired tasks and keeps live ones', async () => {
     const own = memoryTaskStore({ sweepMs: 20 })
     const expiring = record({ expiresAt: Date.now() + 30 })
@@ -41,12 +43,13 @@ describe('memory task store: what it holds', () => {
   })
 
   it('counts no expired record against its total, swept or not', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
     const own = memoryTaskStore() // swept once a minute: not during this test
     const limits = { total: 2, perClient: 2 }
     await own.create(record({ expiresAt: Date.now() + 500 }), { ...limits, client: 'a' })
     await own.create(record({ expiresAt: Date.now() + 500 }), { ...limits, client: 'b' })
     await expect(own.create(record(), { ...limits, client: 'c' })).rejects.toThrow(StoreFull)
-    await new Promise((r) => setTimeout(r, 600))
+    vi.setSystemTime(Date.now() + 500)
     await own.create(record(), { ...limits, client: 'c' })
     expect(own.size).toBe(1)
     await own.close!()
@@ -62,11 +65,12 @@ describe('memory task store: what it holds', () => {
   })
 
   it('a record made again under an expired one\'s id starts with no log', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
     const own = memoryTaskStore()
     const old = record({ expiresAt: Date.now() + 500 })
     await own.create(old)
     expect(await own.append!(old.id, [{ n: 1 }, { n: 2 }])).toBe(2)
-    await new Promise((r) => setTimeout(r, 600))
+    vi.setSystemTime(Date.now() + 500)
     const again = record({ id: old.id })
     await own.create(again)
     expect(await own.messages!(old.id, 0)).toEqual({ messages: [], length: 0 })
@@ -76,20 +80,16 @@ describe('memory task store: what it holds', () => {
 
   it('runs one sweep timer while it holds records, and none once they are gone or it is closed', async () => {
     vi.useFakeTimers()
-    try {
-      const own = memoryTaskStore({ sweepMs: 1000 })
-      const before = vi.getTimerCount()
-      await own.create(record({ expiresAt: Date.now() + 500 }))
-      await own.create(record({ expiresAt: Date.now() + 500 }))
-      expect(vi.getTimerCount()).toBe(before + 1)
-      vi.advanceTimersByTime(1000)
-      expect([own.size, vi.getTimerCount()]).toEqual([0, before])
-      await own.create(record())
-      expect(vi.getTimerCount()).toBe(before + 1)
-      await own.close!()
-      expect(vi.getTimerCount()).toBe(before)
-    } finally {
-      vi.useRealTimers()
-    }
+    const own = memoryTaskStore({ sweepMs: 1000 })
+    const before = vi.getTimerCount()
+    await own.create(record({ expiresAt: Date.now() + 500 }))
+    await own.create(record({ expiresAt: Date.now() + 500 }))
+    expect(vi.getTimerCount()).toBe(before + 1)
+    vi.advanceTimersByTime(1000)
+    expect([own.size, vi.getTimerCount()]).toEqual([0, before])
+    await own.create(record())
+    expect(vi.getTimerCount()).toBe(before + 1)
+    await own.close!()
+    expect(vi.getTimerCount()).toBe(before)
   })
 })
