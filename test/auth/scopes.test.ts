@@ -133,8 +133,13 @@ describe('scopes of entries', () => {
   })
 
   it('refuses scopes that are not OAuth scope tokens at registration', () => {
-    for (const scopes of [['has space'], ['fine', 'quote"'], [''], 'admin']) {
+    // A number would pass the token pattern once made a string: it is refused for not being one.
+    for (const scopes of [['has space'], ['fine', 'quote"'], [''], 'admin', [123]]) {
       expect(() => new McpServer({ name: 's', version: '1' }).tool('t', { scopes: scopes as string[] }, () => '')).toThrow(/scopes must be an array of OAuth scope tokens/)
     }
+    // The message names the entry, whatever its kind.
+    const server = () => new McpServer({ name: 's', version: '1' })
+    expect(() => server().resource('x://a', { name: 'a', scopes: [''] }, () => '')).toThrow(/^resource "x:\/\/a": scopes must/)
+    expect(() => server().resourceTemplate('x://{a}', { name: 't', scopes: [''] }, () => '')).toThrow(/^resource template "x:\/\/\{a\}": scopes must/)
   })
 })

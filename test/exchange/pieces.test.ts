@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { Cancellation } from '../../src/exchange/cancellation.js'
+import { missingCapabilities } from '../../src/exchange/capabilities.js'
+import { page } from '../../src/exchange/cursor.js'
 import { compileSchema } from '../../src/server/schema.js'
 
 describe('schemas', () => {
@@ -102,5 +104,33 @@ describe('Cancellation', () => {
     d.abort('one')
     d.abort('two')
     expect(signal.reason).toBe('one')
+  })
+})
+
+describe('pagination cursors', () => {
+  const cursor = (text: string) => Buffer.from(text).toString('base64url')
+  const items = [1, 2, 3, 4]
+
+  it('gives no next cursor when the page ends the list exactly', () => {
+    expect(page(items, 'tools', undefined, 4)).toEqual({ items })
+    const first = page(items, 'tools', undefined, 2)
+    expect(first.items).toEqual([1, 2])
+    expect(page(items, 'tools', first.nextCursor, 2)).toEqual({ items: [3, 4] })
+  })
+
+  it('takes an offset of 0, and refuses a cursor of another list, even one whose name is as long', () => {
+    expect(page(items, 'tools', cursor('tools:0'), 2).items).toEqual([1, 2])
+    expect(() => page(items, 'tools', cursor('tasks:2'), 2)).toThrow('Invalid cursor')
+    expect(() => page(items, 'tools', cursor('tools:-1'), 2)).toThrow('Invalid cursor')
+  })
+})
+
+describe('capabilities a tool requires', () => {
+  it('names what the client lacks, down to the nested member, and nothing when it has all', () => {
+    expect(missingCapabilities({ sampling: {} }, { sampling: {} })).toBeUndefined()
+    expect(missingCapabilities({ sampling: {}, roots: {} }, { roots: { listChanged: true } })).toEqual({ sampling: {} })
+    expect(missingCapabilities({ elicitation: { url: {} } }, { elicitation: { form: {} } })).toEqual({ elicitation: { url: {} } })
+    expect(missingCapabilities({ elicitation: { url: {} } }, { elicitation: { form: {}, url: {} } })).toBeUndefined()
+    expect(missingCapabilities({ sampling: { tools: {} } }, { sampling: true as never })).toEqual({ sampling: { tools: {} } })
   })
 })

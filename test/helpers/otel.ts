@@ -26,6 +26,8 @@ export interface OtelSdk {
   sumsBy(name: string, attribute: string): Promise<Record<string, number>>
   /** The unit and description of every metric that has data, by name, collected now. */
   descriptors(): Promise<Record<string, { unit: string; description: string }>>
+  /** The instrumentation scopes (meter names) that have metrics, collected now. */
+  meters(): Promise<string[]>
   shutdown(): Promise<void>
 }
 
@@ -49,6 +51,7 @@ export function otelSdk(): OtelSdk {
       const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)
       return Object.fromEntries(all.map((m) => [m.descriptor.name, { unit: m.descriptor.unit, description: m.descriptor.description }]))
     },
+    meters: async () => (await reader.collect()).resourceMetrics.scopeMetrics.map((s) => s.scope.name),
     sumsBy: async (name, attribute) => {
       const sums: Record<string, number> = {}
       for (const p of (await points(name)) as DataPoint<number>[]) sums[String(p.attributes[attribute])] = (sums[String(p.attributes[attribute])] ?? 0) + p.value

@@ -52,11 +52,17 @@ describe('a change in one process', () => {
       expect(publish.attributes).toMatchObject({ 'messaging.operation.type': 'send', 'messaging.destination.name': expect.any(String) })
       expect(publish.spanContext().traceId).toBe(TRACE_ID)
       expect(publish.parentSpanContext?.spanId).toBe(call.spanContext().spanId)
+      // A publish the backplane took is no error.
+      expect(publish.status.code).toBe(SpanStatusCode.UNSET)
+      expect(publish.attributes['error.type']).toBeUndefined()
       const stream = sdk.spans().find((s) => s.name === 'subscriptions/listen')!
       expect(stream.links.map((l) => l.context.spanId)).toEqual([publish.spanContext().spanId])
       expect(stream.attributes['mcp.listen.deliveries']).toBe(1)
       expect(await sdk.sums('mcp.server.listen.streams')).toEqual([0])
       expect(await sdk.sums('mcp.server.listen.deliveries')).toEqual([1])
+      // Spans and metrics both come under the library's own name, which backends filter by.
+      expect(await sdk.meters()).toEqual(['mcp-edge'])
+      expect(new Set(sdk.spans().map((s) => s.instrumentationScope.name))).toEqual(new Set(['mcp-edge']))
       const published = await sdk.histogram('mcp.server.publish.duration')
       expect(published.map((p) => [p.attributes, p.value.count])).toEqual([[{}, 2]])
       // In seconds: two in-memory publishes take well under one.

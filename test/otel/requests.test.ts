@@ -185,6 +185,12 @@ describe('a request as a span', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' }
     await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'a' }, _meta: { ...META_2026(), traceparent: TRACEPARENT } }, { headers: { ...headers, traceparent: TRACEPARENT } })
     expect(only('tools/call echo').links).toEqual([])
+    // Differing in the span alone (a proxy's span in the client's trace), or in the trace alone, it is linked.
+    for (const [traceId, spanId] of [[TRACE_ID, '3333333333333333'], ['11111111111111111111111111111111', PARENT_ID]]) {
+      sdk.spans().length = 0
+      await rpc(mcp, 'tools/call', { name: 'echo', arguments: { text: 'a' }, _meta: { ...META_2026(), traceparent: TRACEPARENT } }, { headers: { ...headers, traceparent: `00-${traceId}-${spanId}-01` } })
+      expect(only('tools/call echo').links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[traceId, spanId]])
+    }
   })
 
   it('takes a span HTTP instrumentation made as the HTTP request\'s context, rather than reading its headers again', async () => {

@@ -21,6 +21,13 @@ describe('tool definitions', () => {
       .toThrow(/x-mcp-header at tool "t" inputSchema.properties.n/)
   })
 
+  it('refuses, naming the tool, a schema the validator cannot follow and task settings it does not know', () => {
+    expect(() => server().tool('t', { input: { type: 'object', properties: { a: { type: 'nope' } } } }, () => ''))
+      .toThrow(/^tool "t": invalid JSON Schema: unknown type "nope"$/)
+    expect(() => server().tool('t', { task: 'sometimes' as 'optional' }, () => '')).toThrow(/^tool "t": task must be 'optional' or 'required'$/)
+    expect(() => server().tool('t', { beforeTask: () => undefined }, () => '')).toThrow(/^tool "t": beforeTask needs task 'optional' or 'required'$/)
+  })
+
   it('needs a JSON Schema for Standard Schemas that cannot describe themselves', () => {
     expect(() => server().tool('t', { input: v.object({ a: v.string() }) }, () => '')).toThrow(/valibot.*inputSchema/)
     expect(() => server().tool('t', {

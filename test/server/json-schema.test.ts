@@ -136,6 +136,38 @@ describe('JSON Schema validation', () => {
     expect(valid({ minLength: 2 }, '😀')).toBe(false)
     // A lone surrogate is one character.
     expect(valid({ minLength: 2 }, '\ud83dx')).toBe(true)
+    // The first and last pairs are one character each; a low surrogate first, or a high one before anything but
+    // a low one, is a character of its own (JSON text may escape any of them: "\udc00").
+    expect(valid({ maxLength: 1 }, '\u{10000}')).toBe(true)
+    expect(valid({ maxLength: 1 }, '\u{10ffff}')).toBe(true)
+    expect(valid({ minLength: 2 }, 'a\udc00')).toBe(true)
+    expect(valid({ minLength: 2 }, '\udc00\udc00')).toBe(true)
+    expect(valid({ minLength: 2 }, '\ud83d\ue000')).toBe(true)
+  })
+
+  it('compares arrays item by item for const, enum and uniqueItems', () => {
+    expect(valid({ const: [1, { a: [2] }] }, [1, { a: [2] }])).toBe(true)
+    expect(valid({ const: [1, { a: [2] }] }, [1, { a: [3] }])).toBe(false)
+    expect(valid({ enum: [[1, 2]] }, [1, 2])).toBe(true)
+    expect(valid({ uniqueItems: true }, [[1, 2], [1, 3]])).toBe(true)
+    expect(valid({ uniqueItems: true }, [[1, 2], [1, 2]])).toBe(false)
+  })
+
+  it('includes the bounds themselves, and says each bound and count in its message', () => {
+    expect(valid({ maximum: 3 }, 3)).toBe(true)
+    expect(valid({ minimum: 3 }, 3)).toBe(true)
+    expect(issues({ minimum: 2 }, 1)).toEqual(['|must be >= 2'])
+    expect(issues({ exclusiveMinimum: 2 }, 2)).toEqual(['|must be > 2'])
+    expect(issues({ exclusiveMaximum: 2 }, 2)).toEqual(['|must be < 2'])
+    expect(issues({ maxLength: 1 }, 'ab')).toEqual(['|must be at most 1 characters long'])
+    expect(issues({ maxProperties: 0 }, { a: 1 })).toEqual(['|must have at most 0 properties'])
+    expect(issues({ minItems: 2 }, [1])).toEqual(['|must have at least 2 items'])
+    expect(issues({ contains: { const: 1 }, minContains: 2 }, [1])).toEqual(['|must contain at least 2 matching items, has 1'])
+    expect(issues({ type: ['string', 'null'] }, [1])).toEqual(['|expected string or null, got array'])
+    // A value longer than 80 characters is cut to 80 in the message; one of 80 is said whole.
+    const long = Array.from({ length: 30 }, (_, i) => `v${i}`)
+    expect(issues({ enum: long }, 'x')).toEqual([`|must be one of ${JSON.stringify(long).slice(0, 77)}...`])
+    expect(issues({ enum: ['a'.repeat(76)] }, 'x')).toEqual([`|must be one of ["${'a'.repeat(76)}"]`])
   })
 
   it('follows $ref to $defs, definitions, anchors, embedded $id resources and itself', () => {
