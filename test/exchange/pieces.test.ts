@@ -71,6 +71,17 @@ describe('Cancellation', () => {
     expect(called).toEqual(['a', 'c', 'late'])
   })
 
+  it('takes off the first of several listeners too', () => {
+    const cancel = new Cancellation()
+    const called: string[] = []
+    const first = () => called.push('first')
+    cancel.onAbort(first)
+    cancel.onAbort(() => called.push('second'))
+    cancel.offAbort(first)
+    cancel.abort()
+    expect(called).toEqual(['second'])
+  })
+
   it('one listener: called once on abort; taken off, or another taken off, as it should', () => {
     const called: string[] = []
     const only = () => called.push('only')

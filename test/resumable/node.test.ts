@@ -352,6 +352,11 @@ describe('resumable requests', () => {
     expect(discover.result.capabilities.experimental).toEqual({ resumableRequests: {} })
     // Only its task tools bring an extension: resumable requests add none.
     expect(Object.keys(discover.result.capabilities.extensions)).toEqual(['io.modelcontextprotocol/tasks'])
+    // Alone, they leave no empty extensions member either.
+    const alone = createFetchHandler(new McpServer({ name: 'r', version: '1' }).tool('t', {}, () => 't'), { extensions: [resumable()], requestState: { secret: TEST_SECRET } })
+    const plain = await json(await post(alone, 3, 'server/discover', {}, { capabilities: {} }))
+    expect(plain.result.capabilities).not.toHaveProperty('extensions')
+    expect(plain.result.capabilities.experimental).toEqual({ resumableRequests: {} })
   })
 
   it('writes each published message at once, without reading the record again, while it has every one before', async () => {
