@@ -26,9 +26,13 @@ async function bundled(code: string): Promise<{ files: string[]; gzip: number }>
 const SERVER = "new McpServer({ name: 'm', version: '1' }).tool('echo', { description: 'e' }, () => 'echo')"
 const MINIMAL = `import { McpServer } from 'mcp-edge'\nimport { createWorker } from 'mcp-edge/cloudflare'\nexport { McpHub } from 'mcp-edge/cloudflare'\nexport default createWorker(${SERVER})\n`
 
+// Bundled once, for the two tests that read it.
+let minimalBundle: ReturnType<typeof bundled> | undefined
+const minimal = () => (minimalBundle ??= bundled(MINIMAL))
+
 describe('opt-in extensions', () => {
   it('a minimal Worker bundles no tasks, resumable requests, 2025 sessions or authorization', { timeout: 30_000 }, async () => {
-    const { files } = await bundled(MINIMAL)
+    const { files } = await minimal()
     expect(files).toContain('src/exchange/exchange.ts')
     expect(files.filter((f) => /^src\/(tasks|resumable|auth|http\/session)\/|^src\/exchange\/session-stream\.ts$/.test(f))).toEqual([])
   })
@@ -42,12 +46,12 @@ describe('opt-in extensions', () => {
     ]))
   })
 
-  // A ratchet, not a goal: the minimal Worker (31.0 KiB as wrangler uploads it; BENCHMARKS.md, "Workers bundle
-  // size and start-up", says what it is made of) is what the protocol's default features cost, and code that
-  // makes every Worker larger should raise this on purpose, saying why in its commit. Not under StrykerJS,
-  // whose instrumented sources are half again as large as what ships.
+  // A ratchet, not a goal: the minimal Worker (31,635 bytes here; 31.0 KiB as wrangler uploads bench/workers/edge.ts,
+  // and BENCHMARKS.md, "Workers bundle size and start-up", says what it is made of) is what the protocol's default
+  // features cost, and code that makes every Worker larger should raise this on purpose, saying why in its commit.
+  // Not under StrykerJS, whose instrumented sources are half again as large as what ships.
   it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('the minimal Worker stays within its size budget: 32 KiB gzip', { timeout: 30_000 }, async () => {
-    const { gzip } = await bundled(MINIMAL)
+    const { gzip } = await minimal()
     expect(gzip).toBeLessThanOrEqual(32 * 1024)
   })
 })
