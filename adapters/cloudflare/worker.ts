@@ -88,6 +88,20 @@ const count = (value: unknown) => (typeof value === 'string' && /^\d+$/.test(val
 const list = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.split(',').map((v) => v.trim()) : undefined)
 
 /**
+ * The var MCP_HUB_RELAYS (a string, or a number from wrangler.toml's [vars]), refused unless a whole number in
+ * hubBackplane's range: read loosely, a typo meant no relays and 1,001 a TypeError on every request that did
+ * not name the var. Thrown when the first request brings the bindings, the earliest a Worker sees them.
+ */
+function relaysVar(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  const relays = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof relays !== 'number' || !Number.isInteger(relays) || relays < 0 || relays > 1000) {
+    throw new TypeError(`mcp-edge: the var MCP_HUB_RELAYS must be a whole number from 0 to 1000 (relay hubs per shard), not ${JSON.stringify(value)}`)
+  }
+  return relays
+}
+
+/**
  * The services every part of one deployment shares, from its bindings: the hub backplane, the requestState
  * secret and single-use claims (in McpHub objects unless given). The Worker and the task Durable Objects both
  * build their runtimes from these.
@@ -108,10 +122,11 @@ export function bindingServices(options: WorkerOptions, env: object): Pick<Runti
   // `true` would mean this isolate's memory, which another isolate answering the retry does not see.
   const singleUse = options.requestState?.singleUse ?? bindings.MCP_REQUEST_STATE_SINGLE_USE === 'true'
   const { onError } = options
+  const relays = options.relays ?? relaysVar(bindings.MCP_HUB_RELAYS)
   const backplaneError = onError && ((e: unknown) => onError(e, { during: 'backplane' }))
   return {
     backplane: options.backplane ?? (namespace ? hubBackplane({
-      namespace: hubs, binding: hubName, shards: options.shards, relays: options.relays ?? count(bindings.MCP_HUB_RELAYS), onError: backplaneError,
+      namespace: hubs, binding: hubName, shards: options.shards, relays, onError: backplaneError,
     }) : undefined),
     requestState: { ...options.requestState, secret, singleUse: singleUse === true && namespace ? durableUsedStates({ namespace: hubs }) : singleUse },
   }

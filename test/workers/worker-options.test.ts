@@ -67,6 +67,24 @@ describe('a Worker\'s vars', () => {
       expect(await listens({ MCP_LISTEN_MAX_PER_CLIENT: value }, 3)).toEqual([200, 200, 200])
     }
   })
+
+  it('refuses an MCP_HUB_RELAYS that is not a whole number from 0 to 1000, naming it, with or without the hub', async () => {
+    for (const value of ['x', ' 2', '2x', '-1', '1.5', '', '1001', 1001, 2.5, true]) {
+      for (const hub of [{}, { MCP_HUB: env.MCP_HUB }]) {
+        await expect(status({ ...hub, MCP_HUB_RELAYS: value }, 'https://mcp.example.com/mcp'), JSON.stringify(value))
+          .rejects.toThrow(`the var MCP_HUB_RELAYS must be a whole number from 0 to 1000 (relay hubs per shard), not ${JSON.stringify(value)}`)
+      }
+    }
+    // The option, when given, is the count: the var is not read.
+    const worker = createWorker(server, { relays: 2 })
+    const res = await worker.fetch(mcpRequest('tools/list', {}), { ...SECRET, MCP_HUB: env.MCP_HUB, MCP_HUB_RELAYS: 'x' }, createExecutionContext())
+    expect(res.status).toBe(200)
+    await res.body?.cancel()
+  })
+
+  it('takes MCP_HUB_RELAYS as digits or a number, 0 and 1000 included', async () => {
+    for (const value of ['0', '3', 3, '1000']) expect(await listens({ MCP_HUB: env.MCP_HUB, MCP_HUB_RELAYS: value }, 1)).toEqual([200])
+  })
 })
 
 describe('a Worker\'s bindings and paths', () => {
