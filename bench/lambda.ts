@@ -5,7 +5,7 @@
  * scripts/build-lambda.ts).
  *   node --import tsx bench/lambda.ts [--runs 10] [--seconds 5]
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
@@ -37,10 +37,12 @@ const event = {
 
 /** A new runtime process to its first poll (runtime client and module loaded) and to its first answer. */
 async function coldStart(root: string, handler: string, empty: boolean): Promise<{ init: number; answer: number }> {
-  const api = await startRuntimeApi()
+  let child: ChildProcess | undefined
+  // The Runtime API answers that process alone (adapters/lambda/local/peer.ts).
+  const api = await startRuntimeApi(() => child?.pid)
   const invocation = api.invoke(event, 30_000)
   const t = performance.now()
-  const child = spawnRuntime(runtimeClient(root), root, handler, api.address)
+  child = spawnRuntime(runtimeClient(root), root, handler, api.address)
   child.stdout?.resume()
   child.stderr?.resume()
   await api.ready

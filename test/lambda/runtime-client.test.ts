@@ -3,8 +3,14 @@
  * so that every request lands on the same process: each fault gets its documented answer, and the process
  * neither crashes nor is killed at the timeout, so the next request is served warm.
  */
+import { once } from 'node:events'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runtimeClient, spawnRuntime } from '../../adapters/lambda/local/runtime.js'
 import { rawEvent, startFunction, type LocalFunction } from '../helpers/lambda.js'
+import { pollElsewhere, runtimeApiOf } from '../helpers/runtime-poll.js'
 import { META_2026, modernHeaders, rpc } from '../helpers/server.js'
 import { sseMessages, validateServerMessage } from '../helpers/wire.js'
 
@@ -107,6 +113,38 @@ describe('Lambda under the real runtime client', () => {
     expect(messages[1]).toMatchObject({ id: 5, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 5 } } })
     for (const m of messages) expect(validateServerMessage('2026-07-28', 'subscriptions/listen', m)).toEqual([])
     await stillWarm()
+  })
+})
+
+describe('the Runtime API of a runtime process, under the real runtime client', () => {
+  it('refuses another local process (and a rebound Host): the call, bearer token and all, reaches the runtime alone', async () => {
+    const address = runtimeApiOf(fn.environments[0]!.pid!)
+    const polls = [pollElsewhere(address), pollElsewhere(address, `rebound.example:${address.split(':')[1]}`)]
+    try {
+      await Promise.all(polls.map((p) => p.sent))
+      const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {}, _meta: META_2026() } }
+      const headers = { ...modernHeaders('tools/call', { name: 'test_simple_text' }), authorization: 'Bearer local-secret' }
+      const called = fetch(fn.url, { method: 'POST', headers, body: JSON.stringify(message) })
+      // Unrefused, a poll waiting here took the next invocation: the event with its Authorization header.
+      for (const poll of polls) expect(await poll.answer).toEqual({ status: 403, body: '' })
+      const res = await called
+      expect(res.status).toBe(200)
+      expect((await res.json()).result.content[0].text).toContain('simple text')
+    } finally {
+      for (const poll of polls) poll.kill()
+    }
+    await stillWarm()
+  })
+
+  it('aws-lambda-ric takes its Runtime API as host:port alone: a path there stops it at start', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ric-path-'))
+    writeFileSync(join(root, 'index.mjs'), 'export const handler = async () => "ok"\n')
+    const child = spawnRuntime(runtimeClient(root), root, 'index.handler', '127.0.0.1:9/unguessable')
+    let output = ''
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.stdout!.resume()
+    await once(child, 'exit')
+    expect(output).toContain('Invalid hostnamePort: 127.0.0.1:9/unguessable')
   })
 })
 

@@ -85,8 +85,10 @@ export async function startEnvironments(options: EnvironmentOptions): Promise<En
 
   /** A new environment, busy until handed to its first request (or released unused). */
   const add = async (): Promise<{ slot: State; child: ChildProcess }> => {
+    // Its Runtime API answers only the process this slot runs (read when a connection first asks).
+    const api = await startRuntimeApi(() => slot.child?.pid)
     const slot: State = {
-      api: await startRuntimeApi(), child: undefined, busy: true, starts: 0, backoffMs: 0, output: '',
+      api, child: undefined, busy: true, starts: 0, backoffMs: 0, output: '',
       get pid() {
         return this.child?.pid
       },

@@ -1,11 +1,15 @@
 /**
  * A local Lambda Runtime API (the HTTP interface a runtime client polls for invocations and posts results
  * to), one per runtime process, the way each Lambda execution environment has its own. An environment
- * takes one invocation at a time: it asks for the next one only after finishing the last.
+ * takes one invocation at a time: it asks for the next one only after finishing the last. It serves its
+ * runtime process alone: whoever else polls it would take invocations (bearer tokens included) and could
+ * answer them, so a connection from any other process (peer.ts), or naming another Host (a page that
+ * rebinds a name to 127.0.0.1), is refused.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
+import { heldBy } from './peer.js'
 
 const BASE = '/2018-06-01/runtime'
 
@@ -56,8 +60,9 @@ interface Running {
   end(durationMs: number): void
 }
 
-export async function startRuntimeApi(): Promise<RuntimeApi> {
-  const api = new LocalRuntimeApi()
+/** A Runtime API for the process `owner` names (the runtime process now serving its environment). */
+export async function startRuntimeApi(owner: () => number | undefined): Promise<RuntimeApi> {
+  const api = new LocalRuntimeApi(owner)
   await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve))
   return api
 }
@@ -65,7 +70,10 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
 const accepted = (res: ServerResponse) => res.writeHead(202).end('{"status":"OK"}')
 
 class LocalRuntimeApi implements RuntimeApi {
-  readonly server: Server = createServer((req, res) => this.#handle(req, res))
+  readonly server: Server = createServer((req, res) => void this.#admit(req).then((admitted) => {
+    if (admitted) this.#handle(req, res)
+    else res.writeHead(403).end()
+  }))
   readonly ready: Promise<void>
   initError: string | undefined
   #polled!: () => void
@@ -80,8 +88,12 @@ class LocalRuntimeApi implements RuntimeApi {
    * POST can arrive after its GET of the next invocation.
    */
   #finishing: Running | undefined
+  readonly #owner: () => number | undefined
+  /** Each connection's verdict: its process is looked up once, on its first request. */
+  readonly #peers = new WeakMap<Socket, Promise<boolean>>()
 
-  constructor() {
+  constructor(owner: () => number | undefined) {
+    this.#owner = owner
     this.ready = new Promise<void>((resolve) => (this.#polled = resolve))
     this.server.keepAliveTimeout = 0
   }
@@ -146,6 +158,13 @@ class LocalRuntimeApi implements RuntimeApi {
       'lambda-runtime-trace-id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)}`,
     })
     waiting.end(JSON.stringify(event))
+  }
+
+  #admit(req: IncomingMessage): Promise<boolean> {
+    if (req.headers.host !== this.address) return Promise.resolve(false)
+    let verdict = this.#peers.get(req.socket)
+    if (!verdict) this.#peers.set(req.socket, (verdict = heldBy(req.socket, this.#owner())))
+    return verdict
   }
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
