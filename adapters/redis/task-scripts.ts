@@ -59,3 +59,11 @@ local added = 0
 for i = 1, #ARGV do added = added + #ARGV[i] end
 redis.call('HINCRBY', KEYS[1], 'logBytes', added)
 return length`
+
+// The session epoch (TaskStore.epoch): the time kept, else now by Redis' clock, kept from now on. KEYS: epoch.
+export const EPOCH = `${CLOCK}
+local kept = redis.call('GET', KEYS[1])
+if kept then return tonumber(kept) end
+local now = clock()
+redis.call('SET', KEYS[1], now)
+return now`

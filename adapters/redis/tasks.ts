@@ -3,7 +3,7 @@ import type { JsonObject } from '../../src/core.js'
 import { StoreFull, type RecordLimits, type TaskLog, type TaskRecord, type TaskStore } from '../../src/index.js'
 import { connection, type Connection, type RedisConnectionOptions } from './connection.js'
 import { defineCountScripts, TaskCounts, type CountScripts } from './task-counts.js'
-import { APPEND, CREATE, INDEX, PUT } from './task-scripts.js'
+import { APPEND, CREATE, EPOCH, INDEX, PUT } from './task-scripts.js'
 
 export interface RedisTaskStoreOptions extends RedisConnectionOptions {
   /**
@@ -22,6 +22,7 @@ type Scripted = Redis & CountScripts & {
   mcpEdgeTaskIndex(index: string, expiresAt: number, createdAt: number | '', id: string): Promise<number>
   mcpEdgeTaskPut(key: string, log: string, previous: string, version: string, record: string, expiresAt: number): Promise<[0] | [1, number, string]>
   mcpEdgeTaskAppend(key: string, log: string, ...messages: string[]): Promise<number | null>
+  mcpEdgeSessionEpoch(key: string): Promise<number>
 }
 
 // Someone else's value under the prefix is no task: it must not crash the request that happened on its key.
@@ -52,8 +53,8 @@ const parse = (id: string, text: string | null): TaskRecord | undefined => {
  *
  * // Any process sharing the Redis reads, answers or cancels a task another one made.
  * const store = redisTaskStore({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
- * const running = await serve(server, { store, extensions: [tasks()] })
- * running.http.once('close', () => void store.close())
+ * // Closed once the server has (its shutdown still writes tasks' outcomes), before the process exits.
+ * await serve(server, { store, extensions: [tasks()], onShutdown: () => store.close() })
  * ```
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): TaskStore & { close(): Promise<void> } {
@@ -79,6 +80,7 @@ class RedisTaskStore implements TaskStore {
     redis.defineCommand('mcpEdgeTaskIndex', { numberOfKeys: 1, lua: INDEX })
     redis.defineCommand('mcpEdgeTaskPut', { numberOfKeys: 2, lua: PUT })
     redis.defineCommand('mcpEdgeTaskAppend', { numberOfKeys: 2, lua: APPEND })
+    redis.defineCommand('mcpEdgeSessionEpoch', { numberOfKeys: 1, lua: EPOCH })
     defineCountScripts(redis)
   }
 
@@ -86,6 +88,14 @@ class RedisTaskStore implements TaskStore {
   #key = (id: string) => `${this.#prefix}task:{${id}}`
   #log = (id: string) => `${this.#prefix}log:{${id}}`
   #index = (owner: string) => `${this.#prefix}owner:{${owner}}`
+
+  /**
+   * Kept with no expiry beside the records: a Redis that lost them (restarted without persistence, flushed)
+   * lost it too, and the first instance to ask after starts a new one.
+   */
+  epoch(): Promise<number> {
+    return this.#command('reading the session epoch', () => this.#redis.mcpEdgeSessionEpoch(`${this.#prefix}session-epoch`))
+  }
 
   async create(task: TaskRecord, limits?: RecordLimits): Promise<void> {
     const redis = this.#redis

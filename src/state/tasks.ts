@@ -117,6 +117,14 @@ export interface TaskStore {
   append?(id: string, messages: readonly JsonObject[]): Promise<number | undefined>
   /** The log beside a record from place `from` (0-based) on, and its whole length; empty when there is none. */
   messages?(id: string, from: number): Promise<TaskLog>
+  /**
+   * Since when (ms since the epoch) the store has kept every record it was given: moved on whenever it may have
+   * lost records (a memory store's process restarted, a Redis restarted without persistence or flushed). 2025
+   * session ids issued before it are refused, so that a session ended (DELETE) in a record now lost stays
+   * ended (src/http/session/epoch.ts). Optional: a store that never loses a record before its `expiresAt`
+   * needs none.
+   */
+  epoch?(): Promise<number>
   close?(): Promise<void>
 }
 
@@ -195,6 +203,8 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
   const sizes = new Map<string, number>()
   const logSizes = new Map<string, number>()
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024
+  // Records live as long as this store: a new one (a restart) starts a new epoch.
+  const since = Date.now()
   let bytes = 0
   const resize = (id: string, size: number) => {
     bytes += size - (sizes.get(id) ?? 0)
@@ -290,6 +300,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     async list(owner, cursor, limit) {
       return pageOf(owned.get(owner) ?? [], live, cursor, limit)
     },
+    epoch: async () => since,
     async close() {
       for (const map of [owned, shares, shareOf, logs, sizes, logSizes, tasks]) map.clear()
       bytes = 0

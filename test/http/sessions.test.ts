@@ -508,7 +508,7 @@ describe("a 2025 session's GET stream", () => {
 describe('session ids', () => {
   it('are bound to the principal they were issued to, and carry only the capabilities asked about', async () => {
     const runtime = createRuntime(createEverythingServer(), { extensions: [tasks()], requestState: { secret: TEST_SECRET } })
-    const id = await issueSession(runtime, { capabilities: { sampling: {}, experimental: { big: 'x'.repeat(5000) } }, clientInfo: { name: 'c', version: '1' } }, 'alice', 60_000)
+    const id = await issueSession(runtime, { capabilities: { sampling: {}, experimental: { big: 'x'.repeat(5000) } }, clientInfo: { name: 'c', version: '1' } }, 'alice', 60_000, undefined)
     expect(await openSession(runtime, id, 'bob')).toBeUndefined()
     expect(await openSession(runtime, id, undefined)).toBeUndefined()
     const opened = await openSession(runtime, id, 'alice')

@@ -1,4 +1,5 @@
 import { memoryTaskStore, positive, type TaskStore } from '../../state/tasks.js'
+import { SessionEpoch } from './epoch.js'
 import type { SessionLimits } from './records.js'
 import { SessionRoutes } from './routes.js'
 import type { SessionOptions } from './session.js'
@@ -36,5 +37,10 @@ export function sessions(options: SessionOptions = {}): SessionPlan {
     perClient: positive(options.maxPerClient, 100, 'sessions.maxPerClient'),
     total: positive(options.maxTotal, 100_000, 'sessions.maxTotal'),
   }
-  return { build: (store) => new SessionRoutes({ store: store ?? memoryTaskStore(), ttlMs, limits }) }
+  return {
+    build: (given) => {
+      const store = given ?? memoryTaskStore()
+      return new SessionRoutes({ store, epoch: new SessionEpoch(store), ttlMs, limits })
+    },
+  }
 }

@@ -115,7 +115,7 @@ export class SessionRoutes {
   async issued(runtime: Runtime, message: JsonRpcRequest, principal: string | undefined, answer: Answer, issue: (id: string) => void): Promise<Answer> {
     if (!answer.ok || answer.profile.era !== 'legacy') return answer
     try {
-      issue(await issueSession(runtime, message.params ?? {}, principal, this.sessions.ttlMs))
+      issue(await issueSession(runtime, message.params ?? {}, principal, this.sessions.ttlMs, await this.sessions.epoch.current()))
       return answer
     } catch (e) {
       if (e instanceof McpError) return { ok: false, id: answer.id, profile: answer.profile, stage: 'envelope', error: e }

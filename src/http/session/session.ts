@@ -7,6 +7,7 @@ import { sessionTopic } from '../../exchange/session-stream.js'
 import type { Runtime, Session, Transport } from '../../exchange/types.js'
 import { StoreFull, type TaskStore } from '../../state/tasks.js'
 import { change, ended, levelSet, recordId, stateOf, subscribed, type Known, type SessionLimits, type SessionState, type Transition } from './records.js'
+import type { SessionEpoch } from './epoch.js'
 import { askClient } from './replies.js'
 import { openSession, type SessionClaims } from './token.js'
 
@@ -24,6 +25,8 @@ export interface SessionOptions {
 /** The sessions of one handler: where their state is kept, and its limits. */
 export interface Sessions {
   readonly store: TaskStore
+  /** Since when the store has kept every record: ids issued before are refused (a memory store restarted). */
+  readonly epoch: SessionEpoch
   readonly ttlMs: number
   readonly limits: SessionLimits
 }
@@ -35,13 +38,16 @@ export interface OpenedSession {
   readonly known: Known
 }
 
-/** The live session an `Mcp-Session-Id` names; undefined when it is not one (forged, expired, another principal's) or ended. */
+/**
+ * The live session an `Mcp-Session-Id` names; undefined when it is not one (forged, expired, another
+ * principal's), ended, or issued before the store's epoch (it may have forgotten the end).
+ */
 export async function findSession(runtime: Runtime, sessions: Sessions, id: string, principal: string | undefined): Promise<OpenedSession | undefined> {
   const claims = await openSession(runtime, id, principal)
   if (!claims) return undefined
-  const record = await sessions.store.get(recordId(claims.key))
+  const [epoch, record] = await Promise.all([sessions.epoch.current(), sessions.store.get(recordId(claims.key))])
   const state = stateOf(record)
-  return state.ended ? undefined : { claims, state, known: { record } }
+  return state.ended || (claims.issuedAt ?? 0) < (epoch ?? 0) ? undefined : { claims, state, known: { record } }
 }
 
 /**

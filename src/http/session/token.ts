@@ -16,6 +16,11 @@ export interface SessionClaims {
   readonly principal: string | undefined
   /** ms since the epoch; past it, the session is unknown (404) and the client initializes again. */
   readonly expiresAt: number
+  /**
+   * ms since the epoch; refused when the store's session epoch began after it (./epoch.ts). 0 in ids made
+   * before ids carried it.
+   */
+  readonly issuedAt?: number | undefined
   readonly client: { readonly info?: Implementation | undefined; readonly capabilities: ClientCapabilities }
 }
 
@@ -26,8 +31,11 @@ const KEPT_CAPABILITIES = ['sampling', 'elicitation', 'roots'] as const
 /** Characters of capabilities and client info a session id carries at most: it travels with every request. */
 const MAX_CARRIED = 2048
 
-/** The id for a session that `initialize` (its params) opens; -32602 when what it declared is too large to carry. */
-export async function issueSession(runtime: Runtime, params: JsonObject, principal: string | undefined, ttlMs: number): Promise<string> {
+/**
+ * The id for a session that `initialize` (its params) opens, in the store's session `epoch` (its start); -32602
+ * when what it declared is too large to carry.
+ */
+export async function issueSession(runtime: Runtime, params: JsonObject, principal: string | undefined, ttlMs: number, epoch: number | undefined): Promise<string> {
   const declared = isObject(params.capabilities) ? params.capabilities : {}
   const capabilities: JsonObject = {}
   for (const name of KEPT_CAPABILITIES) if (declared[name] !== undefined) capabilities[name] = declared[name]
@@ -41,7 +49,9 @@ export async function issueSession(runtime: Runtime, params: JsonObject, princip
     x: Date.now() + ttlMs,
     ...(principal === undefined ? {} : { p: principal }),
     a: client,
-    s: {},
+    // A requestState's memos; a session has none, so when it was issued goes there: never before the epoch it
+    // was issued in, whichever clock (Redis' own) set that.
+    s: { i: Math.max(Date.now(), epoch ?? 0) },
   })
 }
 
@@ -55,5 +65,5 @@ export async function openSession(runtime: Runtime, id: string, principal: strin
   }
   if (payload.m !== SEALED_FOR || payload.n !== runtime.server.info.name || payload.p !== principal || !isObject(payload.a)) return undefined
   const client = payload.a as SessionClaims['client']
-  return { key: payload.d, principal, expiresAt: payload.x, client }
+  return { key: payload.d, principal, expiresAt: payload.x, issuedAt: isObject(payload.s) && typeof payload.s.i === 'number' ? payload.s.i : 0, client }
 }
