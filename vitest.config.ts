@@ -19,11 +19,12 @@ const OTHER_PROCESS = [
   'test/wrangler-dev/**', 'test/redis/two-processes.test.ts', 'test/redis/cluster-processes.test.ts', 'test/redis/tasks-durability.test.ts', 'test/redis/faults.test.ts', 'test/adapters/node-serve.test.ts', 'test/package/**',
   'test/lambda/runtime-client.test.ts', 'test/lambda/function-url.test.ts', 'test/lambda/function-url-auth.test.ts', 'test/lambda/sam-build.test.ts', 'test/auth/npm-start.test.ts',
   'test/lambda/billing.test.ts', 'test/lambda/start-lambda.test.ts', 'test/lambda/otel.test.ts', 'test/otel/processes.test.ts', 'test/clients/sdk-sessions.test.ts',
+  'test/http/session-restart.test.ts', 'test/redis/session-epoch.test.ts', 'test/adapters/node-shutdown.test.ts',
 ]
 // In-process tests that start a server process all the same (npm start, a stdio child): a StrykerJS run over
 // src/ alone (MCP_EDGE_MUTATE=src) leaves them out too, since each mutant they cover would wait seconds on a
 // child's start; a mutant only they kill counts as survived there.
-const SPAWNING = ['test/redis/outages.test.ts', 'test/http/draft-wire.test.ts', 'test/resumable/npm-start.test.ts', 'test/adapters/stdio.test.ts']
+const SPAWNING = ['test/redis/outages.test.ts', 'test/http/draft-wire.test.ts', 'test/resumable/npm-start.test.ts', 'test/adapters/stdio.test.ts', 'test/adapters/stdio-shutdown.test.ts']
 const mutating = process.env.STRYKER_MUTATOR_WORKER !== undefined
 const inProcess = process.env.MCP_EDGE_TESTS === 'in-process'
 const mutated = mutating ? (process.env.MCP_EDGE_MUTATE === 'workers' ? 'workers' : 'node') : undefined

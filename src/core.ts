@@ -10,8 +10,9 @@ export { sharedRead } from './exchange/shared-read.js'
 export { answerStatus } from './http/status.js'
 // For telemetry of a runtime's own (Workers' built-in tracing): a request's span name and attributes, as
 // OpenTelemetry's MCP conventions name them; plain data, no OpenTelemetry import.
-export { endAttributes, errorType, publishAttributes, serverAttributes, spanName, startAttributes, type SpanAttributes } from './otel/attributes.js'
+export { endAttributes, errorType, publishAttributes, publishName, serverAttributes, spanName, startAttributes, type SpanAttributes } from './otel/attributes.js'
 export type { DirectSse, SseSink } from './http/sse.js'
+export type { BodySource } from './http/body.js'
 // For backplanes: events off a wire, topics spread over shards, a subscription's topics each once.
 export { distinctTopics, fnv1a, parseEvent, shardOf } from './state/backplane.js'
 export { invalidParams, internalError, Overloaded } from './protocol/errors.js'

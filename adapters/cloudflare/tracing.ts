@@ -1,8 +1,8 @@
 import { tracing } from 'cloudflare:workers'
 import {
-  endAttributes, errorType, publishAttributes, serverAttributes, spanName, startAttributes, type Answer, type JsonRpcRequest, type SpanAttributes, type Transport,
+  endAttributes, errorType, publishAttributes, publishName, serverAttributes, spanName, startAttributes, type Answer, type JsonRpcRequest, type SpanAttributes, type Transport,
 } from '../../src/core.js'
-import type { RequestWatch, Telemetry, WorkWatch } from '../../src/index.js'
+import type { RequestNames, RequestWatch, Telemetry, WorkWatch } from '../../src/index.js'
 
 export interface WorkersTracingOptions {
   /** Record tool arguments and results on the span, as `openTelemetry({ captureContent })` does. Default false. */
@@ -66,10 +66,10 @@ class WorkersRequestSpan implements RequestWatch {
 export function workersTracing(options: WorkersTracingOptions = {}): Telemetry {
   const captureContent = options.captureContent ?? false
   return {
-    request(message: JsonRpcRequest, transport: Transport) {
-      const attributes = { ...startAttributes(message, transport, captureContent), ...serverAttributes(transport.request) }
-      const span = traced(spanName(message), attributes)
-      return span && new WorkersRequestSpan(span, message.method, captureContent)
+    request(message: JsonRpcRequest, transport: Transport, names: RequestNames) {
+      const attributes = { ...startAttributes(message, transport, names, captureContent), ...serverAttributes(transport.request) }
+      const span = traced(spanName(names), attributes)
+      return span && new WorkersRequestSpan(span, names.method, captureContent)
     },
     current() {
       const span = tracing.getActiveSpan()
@@ -86,7 +86,7 @@ export function workersTracing(options: WorkersTracingOptions = {}): Telemetry {
       }
     },
     publish(event) {
-      const span = traced(`publish ${event.topic}`, publishAttributes(event.topic))
+      const span = traced(publishName(event.topic), publishAttributes(event.topic))
       return span && { event, end: (error?: unknown) => failed(span, error === undefined ? undefined : errorType(error)) }
     },
   }

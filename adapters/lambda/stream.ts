@@ -89,17 +89,25 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: Respon
   const cancel = () => void reader.cancel(stop.reason).catch(() => {})
   if (stop.aborted) cancel()
   stop.addEventListener('abort', cancel, { once: true })
+  // A body that fails while the stream is full (its client too slow, src/http/sse.ts) ends the wait too.
+  const failed = new AbortController()
+  reader.closed.catch((e: unknown) => failed.abort(e))
+  const halt = AbortSignal.any([stop, failed.signal])
   const batch: Uint8Array[] = []
   let batched = 0
   let wrote = false
+  let next = reader.read()
   const flush = async (chunks: Uint8Array[]) => {
     wrote = true
-    if (await write(out, chunks, stop)) return true
+    if (await write(out, chunks, halt)) return true
     cancel()
-    return false
+    if (!failed.signal.aborted) return false
+    // Thrown as a read throws it: the read under way may have taken a chunk before the body failed.
+    next.catch(() => {})
+    throw failed.signal.reason
   }
   try {
-    for (let next = reader.read(); ; ) {
+    for (;;) {
       const { done, value } = await next
       if (done) {
         if (batched) await flush(batch)

@@ -2,7 +2,7 @@ import { createAdaptorServer, type HttpBindings } from '@hono/node-server'
 import { getPath } from 'hono/utils/url'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createFetchHandler, LOOPBACK_HOSTS, sessions, type HandlerOptions, type HandlerSummary, type McpServer, type Notify, type SessionPlan } from '../../src/index.js'
+import { createFetchHandler, LOOPBACK_HOSTS, sessions, type FetchHandler, type HandlerOptions, type HandlerSummary, type McpServer, type Notify, type SessionPlan } from '../../src/index.js'
 import { nodePlatform } from './sse.js'
 import { defaultTelemetry } from './telemetry.js'
 
@@ -18,10 +18,23 @@ export interface ServeOptions extends Omit<HandlerOptions, 'sessions'> {
   host?: string | undefined
   /** Endpoint path (default /mcp). */
   path?: string | undefined
-  /** Stop gracefully on SIGTERM and SIGINT (default true). */
+  /**
+   * Stop gracefully on SIGTERM and SIGINT (default true): `close()`, then the process exits, once
+   * `onShutdown` has settled too (code 0; 1 if it failed). A second signal meanwhile ends the process at
+   * once. To keep the process, pass `false` and call `close()`, which never exits it.
+   */
   handleSignals?: boolean | undefined
-  /** How long in-flight requests may run on after a stop begins (default 10 s). */
+  /**
+   * How long in-flight requests and the tasks running in this process may run on after a stop begins
+   * (default 10 s); what still runs then is stopped: its client gets a final JSON-RPC error, its task fails.
+   */
   shutdownGraceMs?: number | undefined
+  /**
+   * Work to finish before the process exits, run once the server has closed: every connection is closed and
+   * what the runtime writes at shutdown is written (tasks' outcomes, the last spans ended). Flush telemetry
+   * and close the store's and backplane's connections here; `close()` resolves once it has settled.
+   */
+  onShutdown?: (() => unknown) | undefined
   /**
    * How long a client has to send a whole request, headers and body (default 30 s); a slower one gets 408
    * and its socket is closed. Responses, listen streams included, are not limited by it.
@@ -45,7 +58,10 @@ export interface RunningServer {
   readonly http: Server
   /** Tells listen streams on every instance sharing the backplane that something changed. */
   readonly notify: Notify
-  /** Stops accepting, lets in-flight requests finish within the grace period, then closes what remains. */
+  /**
+   * Stops accepting, lets in-flight requests and tasks running here finish within the grace period, stops
+   * what remains, then runs `onShutdown`. Resolves once all of it is done; rejects if `onShutdown` failed.
+   */
   close(): Promise<void>
 }
 
@@ -97,19 +113,26 @@ export async function serve(server: McpServer, options: ServeOptions = {}): Prom
   log(startLine(url, app.summary))
 
   let closing: Promise<void> | undefined
-  const close = () => (closing ??= app.close().then(() => shutdown(http, options.shutdownGraceMs ?? 10_000, app.abort)))
+  const close = () => (closing ??= shutdown(http, options.shutdownGraceMs ?? 10_000, app).then(() => options.onShutdown?.()).then(() => {}))
 
   if (options.handleSignals ?? true) {
+    const report = options.onError ?? ((error: unknown) => console.error(error))
     const onSignal = (signal: NodeJS.Signals) => {
+      // From now on a signal has its default effect: a second Ctrl-C ends the process at once.
+      stopHandling()
       log(`mcp-edge: ${signal}, shutting down`)
-      close().then(() => process.exit(0))
+      close().then(() => process.exit(0), (e: unknown) => {
+        report(e, { during: 'shutdown' })
+        process.exit(1)
+      })
+    }
+    const stopHandling = () => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
     }
     process.once('SIGTERM', onSignal)
     process.once('SIGINT', onSignal)
-    http.once('close', () => {
-      process.off('SIGTERM', onSignal)
-      process.off('SIGINT', onSignal)
-    })
+    http.once('close', stopHandling)
   }
   return { url, port, http, close, notify: app.notify }
 }
@@ -133,22 +156,24 @@ function startLine(url: string, s: HandlerSummary): string {
 }
 
 /**
- * Stops accepting; in-flight requests have `graceMs` to finish. Then what still runs is aborted and its client
- * told so (`abort`), and the connections are closed once those last messages are written.
+ * Stops accepting (health answers 503, listen streams end); in-flight requests and the tasks running here
+ * have `graceMs` to finish. Then what still runs is stopped: each request's client is told so (`abort`), the
+ * runtime closes (tasks left fail), and the connections are closed once those last messages are written.
  */
-function shutdown(http: Server, graceMs: number, abort: () => void): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => {
-      abort()
-      setTimeout(() => http.closeAllConnections(), 100)
-    }, graceMs)
-    // Keep-alive connections go idle as their last response ends; close each as soon as it does.
-    const sweep = setInterval(() => http.closeIdleConnections(), 20)
-    http.close(() => {
-      clearTimeout(force)
-      clearInterval(sweep)
-      resolve()
-    })
-    http.closeIdleConnections()
-  })
+async function shutdown(http: Server, graceMs: number, app: Pick<FetchHandler, 'drain' | 'abort' | 'close'>): Promise<void> {
+  // Keep-alive connections go idle as their last response ends; close each as soon as it does.
+  const sweep = setInterval(() => http.closeIdleConnections(), 20)
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()))
+  http.closeIdleConnections()
+  // Once no request is left, none can start a task: the tasks running then are the last to wait for.
+  const drained = Promise.all([app.drain(), closed.then(app.drain)])
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
+  clearTimeout(timer)
+  app.abort()
+  const force = setTimeout(() => http.closeAllConnections(), 100)
+  await app.close()
+  await closed
+  clearTimeout(force)
+  clearInterval(sweep)
 }

@@ -1,7 +1,8 @@
 import type { HttpBindings } from '@hono/node-server'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
-import type { SseSink } from '../../src/core.js'
+import type { BodySource, SseSink } from '../../src/core.js'
 import type { RuntimeContext } from '../../src/index.js'
+import { IncomingBody } from './body.js'
 
 /**
  * @hono/node-server sends nothing for its "already sent" Response, when that was made by the real Response
@@ -17,7 +18,7 @@ const usable = !Object.getOwnPropertySymbols(RESPONSE_ALREADY_SENT).some((key) =
  * `writableLength` is that backlog), where the marker works (see above).
  */
 export function nodePlatform(env: HttpBindings): RuntimeContext {
-  return usable ? new DirectPlatform(env) : { env, clientAddress: env.incoming.socket.remoteAddress }
+  return usable ? new DirectPlatform(env) : { env, clientAddress: env.incoming.socket.remoteAddress, body: () => new IncomingBody(env.incoming) }
 }
 
 class DirectPlatform implements RuntimeContext, SseSink {
@@ -25,6 +26,10 @@ class DirectPlatform implements RuntimeContext, SseSink {
 
   constructor(readonly env: HttpBindings) {
     this.clientAddress = env.incoming.socket.remoteAddress
+  }
+
+  body(): BodySource {
+    return new IncomingBody(this.env.incoming)
   }
 
   // The platform is the stream's sink too: one object less for each open stream.
@@ -37,10 +42,12 @@ class DirectPlatform implements RuntimeContext, SseSink {
     return { sink: this, response: RESPONSE_ALREADY_SENT }
   }
 
-  write(text: string): number {
-    const { outgoing } = this.env
-    outgoing.write(text)
-    return outgoing.writableLength
+  write(text: string): void {
+    this.env.outgoing.write(text)
+  }
+
+  queued(): number {
+    return this.env.outgoing.writableLength
   }
 
   end(): void {

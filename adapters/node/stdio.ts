@@ -15,7 +15,7 @@ export interface StdioOptions extends RuntimeOptions {
   maxMessageBytes?: number | undefined
   /** Passed to handlers as `ctx.env`. */
   env?: unknown
-  /** How long requests in flight when the input ends may take to finish (default 2 s). */
+  /** How long requests in flight and tasks running when the input ends may take to finish (default 2 s). */
   shutdownGraceMs?: number | undefined
 }
 
@@ -127,10 +127,12 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     if (stopped) return closed
     stopped = true
     input.off('data', onData)
-    // Let requests already read finish (within the grace period), then let their changes fan out.
+    // Let requests already read and the tasks running here finish (within the grace period), then let their
+    // changes fan out.
     const requests = [...inFlight.values()].filter((f) => !f.stream).map((f) => f.done)
-    if (graceMs > 0 && requests.length > 0) {
-      await Promise.race([Promise.allSettled(requests), new Promise((r) => setTimeout(r, graceMs).unref())])
+    if (graceMs > 0) {
+      const settled = Promise.allSettled(requests).then(() => runtime.idle())
+      await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())])
       await new Promise((r) => setImmediate(r))
     }
     const streams = [...inFlight.values()].filter((f) => f.stream).map((f) => f.done)

@@ -30,7 +30,7 @@ const host = process.env.HOST ?? '127.0.0.1'
 const auth = authFromEnv(process.env, `http://${host}:${port}/mcp`)
 // serve() says where it listens and with what (auth on or off); whose tokens is this example's own to say.
 if (auth) console.error(`mcp-edge: tokens of ${process.env.MCP_AUTH_ISSUER} for ${auth.resource}`)
-const running = await serve(createEverythingServer(), {
+await serve(createEverythingServer(), {
   port,
   host,
   auth,
@@ -40,12 +40,11 @@ const running = await serve(createEverythingServer(), {
   extensions: [tasks({ leaseMs }), resumable()],
   requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET || sharedSecret },
   clientAddressHeader: process.env.MCP_CLIENT_ADDRESS_HEADER || undefined,
-})
-// Closed after the server, whose shutdown still writes to the store (tasks running here end failed).
-running.http.once('close', () => {
-  void backplane?.close()
-  void store?.close()
-  void sharedSecret?.close()
-  // Exports what is still buffered.
-  void otel?.shutdown()
+  // Once the server has closed, whose shutdown still writes to the store (tasks left at the end of the
+  // grace period fail), and before the process exits: SIGTERM waits for it.
+  onShutdown: async () => {
+    await Promise.all([backplane?.close(), store?.close(), sharedSecret?.close()])
+    // Exports what is still buffered: the spans of the last requests and tasks.
+    await otel?.shutdown()
+  },
 })

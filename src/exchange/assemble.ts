@@ -96,6 +96,9 @@ export function assembleRuntime(server: McpServer, options: CoreOptions = {}): R
     },
     report,
     streams: new OpenStreams(options.requestTimers ?? false),
+    async idle() {
+      await Promise.all(extensions.map((e) => e.idle?.()))
+    },
     async close() {
       runtime.streams.endAll()
       await Promise.all(extensions.map((e) => e.close?.(runtime)))

@@ -4,6 +4,7 @@ import { isObject, type JsonObject, type JsonRpcId, type JsonRpcRequest } from '
 import type { Profile } from '../protocol/profiles.js'
 import type { Answer, Call, RequestWatch, Runtime, Stage, Telemetry, Transport } from './types.js'
 import { checkMethodHeaders, checkParamHeaders, type HeaderSource } from './headers.js'
+import { requestNames } from './request-names.js'
 import { spokenVersion } from './version.js'
 
 export type { Answer, Stage } from './types.js'
@@ -38,7 +39,7 @@ export const MAX_DEPTH = 64
  */
 export function exchange(runtime: Runtime, message: JsonRpcRequest, transport: Transport): Promise<Answer> {
   const { telemetry } = runtime
-  const watch = telemetry && guarded(runtime, () => telemetry.request(message, transport))
+  const watch = telemetry && guarded(runtime, () => telemetry.request(message, transport, requestNames(runtime, message, transport)))
   if (!watch) return answer(runtime, message, transport, undefined)
   return watched(runtime, telemetry, watch, transport, watch.run(() => answer(runtime, message, transport, watch)))
 }

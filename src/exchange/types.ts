@@ -115,9 +115,22 @@ export type Answer =
   | { readonly ok: false; readonly id: JsonRpcId; readonly profile: Profile | undefined; readonly stage: Stage; readonly error: McpError }
 
 /** Watches requests: given each as it arrives, it may follow it to its answer (src/otel/ is one). */
+/**
+ * What a request names, as far as the server knows it (src/exchange/request-names.ts): its method, the tool
+ * or prompt it calls, the version it asks for, each `_OTHER` where the server has no such thing.
+ */
+export interface RequestNames {
+  readonly method: string
+  readonly target?: string | undefined
+  readonly version?: string | undefined
+}
+
 export interface Telemetry {
-  /** A request arrives (not yet validated); undefined when this one is not watched. */
-  request(message: JsonRpcRequest, transport: Transport): RequestWatch | undefined
+  /**
+   * A request arrives (not yet validated); undefined when this one is not watched. Metric attributes and span
+   * names come from `names` alone: the message's own strings are the client's to choose.
+   */
+  request(message: JsonRpcRequest, transport: Transport, names: RequestNames): RequestWatch | undefined
   /**
    * Sends on what was recorded. Called after each request where the platform may freeze the instance once
    * it has answered (the transport has `waitUntil`: Workers, Lambda), and handed to `waitUntil`.
@@ -218,7 +231,12 @@ export interface Runtime {
   report(error: unknown, context: Omit<ErrorContext, 'errorId'>): string
   /** @internal The open listen streams: each ended at its time, and all of them at shutdown. */
   readonly streams: OpenStreams
-  /** Ends every open stream gracefully. */
+  /**
+   * Resolves once no work the extensions run in this process outside a request (tasks' runners) is left: a
+   * shutdown waits for it within its grace period, then calls `close`.
+   */
+  idle(): Promise<void>
+  /** Ends every open stream gracefully, and what the extensions still run here (tasks running here fail). */
   close(): Promise<void>
 }
 
@@ -373,7 +391,9 @@ export interface Extension {
   advertise?(capabilities: ServerCapabilities, profile: Profile): ServerCapabilities
   /** Where it keeps durable records, if it keeps any: named by its `kind` in the start-up line (src/http/summary.ts). */
   readonly store?: { readonly kind?: string | undefined } | undefined
-  /** Called by the runtime's close (shutdown): work the extension runs in this process ends. */
+  /** Resolves once the work it runs in this process has ended (Runtime.idle): what a shutdown's grace period waits for. */
+  idle?(): Promise<void>
+  /** Called by the runtime's close (shutdown, once its grace period is over): work the extension runs in this process ends. */
   close?(runtime: Runtime): Promise<void>
 }
 

@@ -13,13 +13,14 @@ import { healthRoute } from './health.js'
 import { json, refuse } from './respond.js'
 import type { RuntimeContext } from './runtime-context.js'
 import { summarize, type HandlerSummary } from './summary.js'
-import { BodyBudget, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody } from './body.js'
+import { BodyBudget, BodyHold, BodyRefused, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, readBody, type BodyLimits } from './body.js'
+import { clientShare } from '../exchange/client-share.js'
 import { corsHeaders, preflightHeaders, requestGuard, type SecurityOptions } from './security.js'
 import type { SessionPlan } from './session/plan.js'
 import type { SessionRoutes } from './session/routes.js'
 import type { OpenedSession } from './session/session.js'
 import { keepAlive, openSse, type KeepAlive, type SseStream } from './sse.js'
-import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, SERVICE_UNAVAILABLE, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE } from './status.js'
+import { ACCEPTED, answerHeaders, answerStatus, FORBIDDEN, MALFORMED, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, SERVICE_UNAVAILABLE, TOO_LARGE, TOO_MANY_REQUESTS, UNSUPPORTED_MEDIA_TYPE } from './status.js'
 
 export type { RuntimeContext } from './runtime-context.js'
 
@@ -27,10 +28,17 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
   /** Largest request body accepted, in bytes (default 4 MB); larger ones get 413. */
   maxBodyBytes?: number | undefined
   /**
-   * Bytes of request bodies held at once, from the first byte read until the answer (or its stream) begins
+   * Bytes of request bodies held at once, counted as they arrive until the answer (or its stream) begins
    * (default 16 MB); a request that would go over gets 503 with Retry-After.
    */
   maxInFlightBytes?: number | undefined
+  /**
+   * Bytes of maxInFlightBytes one client holds at once (its principal; anonymous: its address, as for
+   * listen streams); default a quarter of it, or maxBodyBytes if larger. Over it: 429 with Retry-After.
+   */
+  maxInFlightBytesPerClient?: number | undefined
+  /** How long a request body may take to arrive, from the first read to the last byte (default 10 s); then 408. */
+  bodyTimeoutMs?: number | undefined
   /** Interval of SSE keep-alive comments in ms (default 15 s; 0 turns them off). */
   keepAliveMs?: number | undefined
   /**
@@ -64,7 +72,16 @@ export interface HandlerOptions extends RuntimeOptions, SecurityOptions {
 
 export interface FetchHandler {
   (request: Request, runtime?: RuntimeContext): Promise<Response>
-  /** Ends every open listen stream gracefully (for shutdown); in-flight requests run to completion. */
+  /**
+   * Begins a shutdown: the health route answers 503 and every open listen stream ends gracefully. Resolves
+   * once the tasks running in this process have ended; requests in flight are the host's to wait for (serve()
+   * waits for its connections). Then `abort` and `close` end what is left.
+   */
+  drain(): Promise<void>
+  /**
+   * Ends what runs now (for shutdown; after `drain` and its grace period): listen streams end gracefully,
+   * tasks running here fail; in-flight requests run to completion unless `abort` stops them.
+   */
   close(): Promise<void>
   /**
    * Ends every request still running (the end of a shutdown's grace period): each handler is aborted and its
@@ -85,7 +102,7 @@ export interface FetchHandler {
 interface HandlerContext {
   readonly runtime: Runtime
   readonly gate: AuthGate | undefined
-  readonly maxBodyBytes: number
+  readonly body: BodyLimits
   readonly bodies: BodyBudget
   readonly keepAlives: KeepAlive
   readonly clientAddressHeader: string | undefined
@@ -117,11 +134,13 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   const gate = options.auth?.gate((e) => runtime.report(e, { during: 'authorization' }), telemetry?.count && ((refusal) => {
     telemetry.count!('token', { 'error.type': refusal.error ?? 'no_token', 'http.response.status_code': refusal.status })
   }))
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxInFlightBytes = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES
   const context: HandlerContext = {
     runtime,
     gate,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    bodies: new BodyBudget(options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES),
+    body: { maxBytes: maxBodyBytes, timeoutMs: options.bodyTimeoutMs },
+    bodies: new BodyBudget(maxInFlightBytes, options.maxInFlightBytesPerClient ?? Math.max(maxBodyBytes, maxInFlightBytes / 4)),
     running: new Set(),
     keepAlives: keepAlive(options.keepAliveMs ?? 15_000),
     clientAddressHeader: options.clientAddressHeader?.toLowerCase(),
@@ -157,12 +176,17 @@ export function createFetchHandler(server: McpServer, options: HandlerOptions = 
   const abort = () => {
     for (const transport of [...context.running]) transport.stop()
   }
+  const drain = () => {
+    closing = true
+    runtime.streams.endAll()
+    return runtime.idle()
+  }
   const close = () => {
     closing = true
     return runtime.close()
   }
   const summary = summarize(runtime, gate !== undefined, options.healthPath)
-  return Object.assign(handler, { close, abort, notify: runtime.notify, metadataPaths, summary })
+  return Object.assign(handler, { drain, close, abort, notify: runtime.notify, metadataPaths, summary })
 }
 
 // Promises chained rather than async functions awaited, on the path every request takes: each suspended
@@ -186,31 +210,43 @@ function countRefusal(runtime: Runtime, fault: 'client' | 'server', limit: strin
   guarded(runtime, () => runtime.telemetry?.count?.('refusal', { 'mcp.refusal.fault': fault, 'mcp.refusal.limit': limit }))
 }
 
+/** A body refused before it was parsed: the status it says, counted by the limit it met. */
+function refuseBody(runtime: Runtime, e: BodyRefused): Response {
+  switch (e.status) {
+    case 413:
+      countRefusal(runtime, 'client', 'maxBodyBytes')
+      return refuse(e.message, TOO_LARGE)
+    case 408:
+      countRefusal(runtime, 'client', 'bodyTimeoutMs')
+      return refuse(e.message, REQUEST_TIMEOUT, { connection: 'close' })
+    case 429:
+      countRefusal(runtime, 'client', 'maxInFlightBytesPerClient')
+      return refuse(e.message, TOO_MANY_REQUESTS, { 'retry-after': '1' }, OVERLOADED)
+    case 503:
+      countRefusal(runtime, 'server', 'maxInFlightBytes')
+      return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
+  }
+  return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
+}
+
 function accept(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined): Promise<Response> {
   const type = request.headers.get('content-type')
   if (type !== 'application/json' && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
     return Promise.resolve(refuse('Content-Type must be application/json', UNSUPPORTED_MEDIA_TYPE))
   }
-  // The body's bytes count against what the handler holds until the answer (or its stream) begins.
-  const taken = { bytes: 0 }
-  return parse(context, request, platform, identity, taken).finally(() => context.bodies.give(taken))
+  // The body's bytes count against what the handler holds, and its client's share, until the answer (or its stream) begins.
+  const client = clientShare(identity?.principal, { clientAddress: clientAddress(request.headers, context.clientAddressHeader, platform.clientAddress) })
+  const hold = new BodyHold(client)
+  return parse(context, request, platform, identity, hold).finally(() => context.bodies.give(hold))
 }
 
-async function parse(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined, taken: { bytes: number }): Promise<Response> {
+async function parse(context: HandlerContext, request: Request, platform: RuntimeContext, identity: Identity | undefined, hold: BodyHold): Promise<Response> {
   let body: unknown
   try {
-    body = JSON.parse(await readBody(request, context.maxBodyBytes, context.bodies, taken))
+    body = JSON.parse(await readBody(request, context.body, context.bodies, hold, platform.body?.()))
   } catch (e) {
     if (!(e instanceof BodyRefused)) return refuse('Parse error: the body is not valid JSON', MALFORMED, undefined, PARSE_ERROR)
-    if (e.status === 413) {
-      countRefusal(context.runtime, 'client', 'maxBodyBytes')
-      return refuse(e.message, TOO_LARGE)
-    }
-    if (e.status === 503) {
-      countRefusal(context.runtime, 'server', 'maxInFlightBytes')
-      return refuse(e.message, SERVICE_UNAVAILABLE, { 'retry-after': '1' }, OVERLOADED)
-    }
-    return refuse(e.message, MALFORMED, undefined, PARSE_ERROR)
+    return refuseBody(context.runtime, e)
   }
   const { sessions } = context
   const sessionId = request.headers.get(HEADER_SESSION_ID)

@@ -1,4 +1,7 @@
 import type { Cancellation } from '../exchange/cancellation.js'
+import { INTERNAL_ERROR } from '../protocol/constants.js'
+import { McpError } from '../protocol/errors.js'
+import { errorResponse, type JsonRpcId } from '../protocol/jsonrpc.js'
 import { corsHeaders } from './security.js'
 
 /** A server-sent-events response that JSON-RPC messages are written to as they happen. */
@@ -22,10 +25,19 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 }
 
-/** Queued bytes beyond which a client that does not read is let go rather than buffered for without end. */
+/**
+ * Queued bytes beyond which a client that does not read is let go rather than buffered for without end. It is
+ * weighed before the messages of each synchronous run, beyond the largest run still waiting (SseWriter#send):
+ * a message is never cut for its own size, nor for those written with it.
+ */
 export const MAX_BACKLOG = 1024 * 1024
 /** What the body queues before it counts as backlog. */
 export const HIGH_WATER_MARK = 64 * 1024
+/**
+ * Characters of JSON one message may have on a stream, as many as maxBodyBytes' default has bytes
+ * (src/http/body.ts). A larger response goes as an error saying so, a larger notification not at all.
+ */
+export const MAX_MESSAGE = 4 * 1024 * 1024
 
 /**
  * One timer for all open streams of a handler: keep-alive comments stop idle intermediaries from cutting a
@@ -62,8 +74,9 @@ export function keepAlive(intervalMs: number): KeepAlive {
  * (the Node adapter's ServerResponse), which spares each open stream a ReadableStream and its reader.
  */
 export interface SseSink {
-  /** Sends `text` on; returns the bytes now queued that the client has not taken. */
-  write(text: string): number
+  write(text: string): void
+  /** Bytes written that the client has not taken yet. */
+  queued(): number
   end(): void
   /** Drops the connection at once: the client stopped reading. */
   destroy(): void
@@ -83,16 +96,14 @@ export interface ClientGone {
 
 /**
  * `owner` is aborted once when the client goes away: it cancelled the body, or stopped reading for so long
- * that more than MAX_BACKLOG bytes wait for it. Every way the stream ends goes through `stop` first, so an
- * open stream's controller always takes bytes.
+ * that more than MAX_BACKLOG bytes wait for it (see SseWriter#send). Every way the stream ends goes through
+ * `stop` first, so an open stream's controller always takes bytes.
  */
 export function sseStream(keepAlives: KeepAlive, owner: ClientGone): SseStream & { readonly body: ReadableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const sink: SseSink = {
-    write(text) {
-      controller.enqueue(encoder.encode(text))
-      return HIGH_WATER_MARK - (controller.desiredSize ?? 0)
-    },
+    write: (text) => controller.enqueue(encoder.encode(text)),
+    queued: () => HIGH_WATER_MARK - (controller.desiredSize ?? 0),
     end: () => controller.close(),
     destroy: () => controller.error(new Error('client too slow')),
   }
@@ -114,11 +125,32 @@ export function directSseStream(keepAlives: KeepAlive, platform: { sse: DirectSs
 }
 
 /**
+ * Counts synchronous runs that wrote to a stream: one microtask for all streams, queued by a run's first write.
+ * What one run writes reaches no client before the run ends, so it says nothing of how fast a client reads.
+ */
+let runs = 0
+let counting = false
+function run(): number {
+  if (!counting) {
+    counting = true
+    queueMicrotask(() => {
+      runs++
+      counting = false
+    })
+  }
+  return runs
+}
+
+/**
  * JSON-RPC messages as SSE events on a sink, with keep-alives, and a client that stops reading let go.
  * A class rather than closures: one object for each open stream instead of six functions and their scope.
  */
 class SseWriter implements SseStream {
   #open = true
+  /** The run that wrote last, the bytes it queued, the most a run queued since the backlog last fit the bound. */
+  #run = -1
+  #burst = 0
+  #large = 0
 
   // `sink` is set at once by directSseStream, which opens the connection with the stream as its listener.
   constructor(private readonly keepAlives: KeepAlive, public sink: SseSink | undefined, private readonly owner: ClientGone) {
@@ -130,7 +162,14 @@ class SseWriter implements SseStream {
   }
 
   write(message: unknown, id?: string): void {
-    this.#send(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`)
+    let data = JSON.stringify(message)
+    if (data.length > MAX_MESSAGE) {
+      // The client waits for a response, so it learns why; a notification (a log, progress) too large is left out.
+      const answer = message as { id?: JsonRpcId; result?: unknown; error?: unknown }
+      if (!('result' in answer || 'error' in answer)) return
+      data = JSON.stringify(errorResponse(answer.id, new McpError(INTERNAL_ERROR, `The response is too large for a stream: ${data.length} characters of JSON, at most ${MAX_MESSAGE}`)))
+    }
+    this.#send(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${data}\n\n`)
   }
 
   close(): void {
@@ -143,13 +182,32 @@ class SseWriter implements SseStream {
     if (this.#stop()) this.owner.abort(new Error('client closed the stream'))
   }
 
+  /**
+   * The backlog is weighed before a run's first message, beyond the largest run still waiting: a client
+   * reading a large result, or large logs and then the result, is not taken for one that stopped reading,
+   * while one that stopped holds at most HIGH_WATER_MARK + MAX_BACKLOG and two runs' messages (each message
+   * at most MAX_MESSAGE).
+   */
   #send(text: string): void {
     if (!this.#open) return
-    if (this.sink!.write(text) - HIGH_WATER_MARK > MAX_BACKLOG) {
-      // The client stopped reading: end the stream; it can reconnect and refetch.
-      this.gone()
-      this.sink!.destroy()
+    const sink = this.sink!
+    const now = run()
+    if (now !== this.#run) {
+      const backlog = sink.queued() - HIGH_WATER_MARK
+      this.#large = backlog <= MAX_BACKLOG ? 0 : Math.max(this.#large, this.#burst)
+      if (backlog > MAX_BACKLOG + this.#large) {
+        // The client stopped reading: end the stream; it can reconnect and refetch.
+        this.gone()
+        sink.destroy()
+        return
+      }
+      this.#run = now
+      this.#burst = 0
     }
+    const before = sink.queued()
+    sink.write(text)
+    // What of it the sink holds: Node may have handed some to the socket already.
+    this.#burst += sink.queued() - before
   }
 
   /** False when the stream had stopped already. */

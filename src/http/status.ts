@@ -31,6 +31,10 @@ export const FORBIDDEN = 403
 export const METHOD_NOT_ALLOWED = 405
 export const UNSUPPORTED_MEDIA_TYPE = 415
 export const TOO_LARGE = 413
+/** A body that took too long to arrive. */
+export const REQUEST_TIMEOUT = 408
+/** More than this client may send at once: come back after Retry-After. */
+export const TOO_MANY_REQUESTS = 429
 /** More than the server takes at once: come back after Retry-After. */
 export const SERVICE_UNAVAILABLE = 503
 /** Not JSON, not UTF-8, not a JSON-RPC message. */

@@ -7,36 +7,39 @@
 
 /** Span attributes: what OpenTelemetry's `Attributes` and Workers' `Span.setAttributes` both take. */
 export type SpanAttributes = Record<string, string | number | boolean>
-import { META_PROTOCOL_VERSION } from '../protocol/constants.js'
-import { isObject, type JsonRpcRequest } from '../protocol/jsonrpc.js'
-import type { Answer, Transport } from '../exchange/types.js'
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
+import type { Answer, RequestNames, Transport } from '../exchange/types.js'
 
-/** The span's name: `{mcp.method.name} {target}`, the target being the tool or prompt called. */
-export function spanName(message: JsonRpcRequest): string {
-  const target = targetOf(message)
-  return target === undefined ? message.method : `${message.method} ${target}`
+/**
+ * Longest string attribute or span name kept: request ids and URIs are the client's to make as long as the
+ * body allows, and a span holds its attributes until exported (an SDK's queue holds thousands of spans).
+ */
+export const MAX_ATTRIBUTE_CHARS = 1024
+/** Longest tool argument or result kept on a span with captureContent. */
+export const MAX_CONTENT_CHARS = 16_384
+
+/** `value`, cut to `max` characters (the last one an ellipsis) when longer. */
+export const capped = (value: string, max = MAX_ATTRIBUTE_CHARS): string => (value.length <= max ? value : `${value.slice(0, max - 1)}…`)
+
+/** The span's name: `{mcp.method.name} {target}`, the target being the tool or prompt called (RequestNames). */
+export function spanName(names: RequestNames): string {
+  return capped(names.target === undefined ? names.method : `${names.method} ${names.target}`)
 }
 
-function targetOf(message: JsonRpcRequest): string | undefined {
-  const name = message.params?.name
-  return (message.method === 'tools/call' || message.method === 'prompts/get') && typeof name === 'string' ? name : undefined
-}
-
-export function startAttributes(message: JsonRpcRequest, transport: Transport, captureContent: boolean): SpanAttributes {
-  const { method, params } = message
-  const attributes: SpanAttributes = { 'mcp.method.name': method, 'jsonrpc.request.id': String(message.id) }
-  const target = targetOf(message)
+/** What the request names at its start: `names` for what metrics keep, capped strings of the message for the rest. */
+export function startAttributes(message: JsonRpcRequest, transport: Transport, names: RequestNames, captureContent: boolean): SpanAttributes {
+  const { params } = message
+  const { method, target, version } = names
+  const attributes: SpanAttributes = { 'mcp.method.name': method, 'jsonrpc.request.id': capped(String(message.id)) }
   if (method === 'tools/call') {
     attributes['gen_ai.operation.name'] = 'execute_tool'
-    if (target !== undefined) attributes['gen_ai.tool.name'] = target
-    if (captureContent && params?.arguments !== undefined) attributes['gen_ai.tool.call.arguments'] = JSON.stringify(params.arguments)
+    if (target !== undefined) attributes['gen_ai.tool.name'] = capped(target)
+    if (captureContent && params?.arguments !== undefined) attributes['gen_ai.tool.call.arguments'] = capped(JSON.stringify(params.arguments), MAX_CONTENT_CHARS)
   } else if (method === 'prompts/get' && target !== undefined) {
-    attributes['gen_ai.prompt.name'] = target
+    attributes['gen_ai.prompt.name'] = capped(target)
   }
-  if (typeof params?.uri === 'string') attributes['mcp.resource.uri'] = params.uri
-  const meta = isObject(params?._meta) ? params._meta : undefined
-  const version = meta?.[META_PROTOCOL_VERSION] ?? transport.versionHeader
-  if (typeof version === 'string') attributes['mcp.protocol.version'] = version
+  if (typeof params?.uri === 'string') attributes['mcp.resource.uri'] = capped(params.uri)
+  if (version !== undefined) attributes['mcp.protocol.version'] = version
   attributes['network.transport'] = transport.request ? 'tcp' : 'pipe'
   if (transport.request) attributes['network.protocol.name'] = 'http'
   return attributes
@@ -60,12 +63,15 @@ export function endAttributes(answer: Answer, captureContent: boolean, method: s
   } else if (answer.result?.isError === true) {
     attributes['error.type'] = 'tool_error'
   }
-  if (captureContent && answer.ok && method === 'tools/call' && answer.result) attributes['gen_ai.tool.call.result'] = JSON.stringify(answer.result)
+  if (captureContent && answer.ok && method === 'tools/call' && answer.result) attributes['gen_ai.tool.call.result'] = capped(JSON.stringify(answer.result), MAX_CONTENT_CHARS)
   return attributes
 }
 
 /** A backplane publish's attributes (a PRODUCER span of messaging's conventions). */
-export const publishAttributes = (topic: string): SpanAttributes => ({ 'messaging.operation.type': 'send', 'messaging.destination.name': topic })
+export const publishAttributes = (topic: string): SpanAttributes => ({ 'messaging.operation.type': 'send', 'messaging.destination.name': capped(topic) })
+
+/** A publish's span name: the topic is a resource URI for resource changes, which a tool may take from its arguments. */
+export const publishName = (topic: string): string => capped(`publish ${topic}`)
 
 /** `error.type` of a failure that is not an answer: the error's class name. */
 export const errorType = (error: unknown): string => (error instanceof Error ? error.name : 'error')

@@ -4,10 +4,10 @@
  * registered, a request is not watched at all: the API's no-op tracer and meter are asked, and nothing is kept.
  */
 import { context, createNoopMeter, metrics, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api'
-import type { RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
+import type { RequestNames, RequestWatch, Telemetry, Transport, WorkWatch } from '../exchange/types.js'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import type { ChangeEvent } from '../state/backplane.js'
-import { errorType, publishAttributes, serverAttributes, spanName, startAttributes } from './attributes.js'
+import { errorType, publishAttributes, publishName, serverAttributes, spanName, startAttributes } from './attributes.js'
 import { instruments, type Instruments } from './instruments.js'
 import { activeSpan, RequestSpan } from './request-span.js'
 import { parentOf, parseTraceparent } from './trace-context.js'
@@ -45,11 +45,11 @@ class OpenTelemetry implements Telemetry {
     this.#captureContent = options.captureContent ?? false
   }
 
-  request(message: JsonRpcRequest, transport: Transport): RequestWatch | undefined {
+  request(message: JsonRpcRequest, transport: Transport, names: RequestNames): RequestWatch | undefined {
     if (this.#dormant()) return undefined
-    const attributes = startAttributes(message, transport, this.#captureContent)
+    const attributes = startAttributes(message, transport, names, this.#captureContent)
     const { parent, links } = parentOf(context.active(), message.params?._meta as Record<string, unknown> | undefined, transport.request)
-    const span = this.#tracer.startSpan(spanName(message), { kind: SpanKind.SERVER, attributes, links }, parent)
+    const span = this.#tracer.startSpan(spanName(names), { kind: SpanKind.SERVER, attributes, links }, parent)
     if (span.isRecording()) span.setAttributes(serverAttributes(transport.request))
     // Nothing would record it (no SDK, or a trace not sampled and no meter): a listen stream then holds nothing of it.
     else if (this.#unmeasured()) return undefined
@@ -108,7 +108,7 @@ class OpenTelemetry implements Telemetry {
 
   publish(event: ChangeEvent) {
     // A PRODUCER span in the caller's trace; the change carries its context to every stream it reaches.
-    const span = this.#tracer.startSpan(`publish ${event.topic}`, { kind: SpanKind.PRODUCER, attributes: publishAttributes(event.topic) })
+    const span = this.#tracer.startSpan(publishName(event.topic), { kind: SpanKind.PRODUCER, attributes: publishAttributes(event.topic) })
     const started = performance.now()
     const carried = span.isRecording() ? { ...event, trace: traceparentOf(span.spanContext()) } : event
     return {

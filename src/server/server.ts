@@ -379,6 +379,11 @@ export class McpServer {
     return () => this.#listeners.delete(listener)
   }
 
+  /** @internal Whether an entry of that name is registered, enabled or not and whoever asks: what telemetry may name. */
+  registered(kind: Kind, name: string): boolean {
+    return this.#entries[kind].has(name)
+  }
+
   /** @internal The entry of that name if it is enabled and the asker may see it (scopes are checked apart: 403). */
   find<K extends Kind>(kind: K, name: string, asker: Asker): Entries[K] | undefined {
     const entry = this.#entries[kind].get(name)

@@ -11,6 +11,7 @@ import { PROFILES, type Profile } from '../protocol/profiles.js'
 import { memoryTaskStore, positive, type TaskStore } from '../state/tasks.js'
 import { answer, detailedTask, finish, newTask, TASK_ID, taskFields, workLimits, type TaskSettings, type WorkLimitOptions } from './records.js'
 import { durableWork, startTask, workOf } from './runner.js'
+import { Runners } from './runners.js'
 import { inputResponseTaskId, seedCancel, seedCapabilities, seedList, seedResult, seedStatus, seedTask } from './seed.js'
 import { declared, runsAsTask } from './decide.js'
 import { cancelTask, change, keepNew, newHolder, ownTask, readTask, taskTopic, type DurableWork, type TaskHost, type TaskService } from './service.js'
@@ -76,7 +77,8 @@ const taskSettings = (options: TaskOptions): TaskSettings => ({
 
 /** The tasks extension of one runtime, its tasks in `store`. */
 function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtension {
-  const service: TaskService = { store, settings, running: new Map() }
+  const runners = new Runners()
+  const service: TaskService = { store, settings, running: runners }
   return {
     id: TASKS,
     store: service.store,
@@ -84,8 +86,12 @@ function tasksExtension(settings: TaskSettings, store: TaskStore): TasksExtensio
     methods: [taskCall(service), listTools, ...taskMethods(service)],
     advertise: (caps, profile) => (profile.tasks === 'core' ? seedCapabilities(caps, service) : caps),
     listen: [taskIds],
+    idle: () => runners.idle(),
     async close(runtime) {
-      // Tasks running here end failed, with a reason, rather than as whatever their aborted handlers make of it.
+      // Tasks still running here when the grace period is over end failed, with a reason, rather than as
+      // whatever their aborted handlers make of it. Not left for another instance to take over: nothing runs
+      // a working task whose runner is gone (a lapsed lease fails it, readTask), and a second run would repeat
+      // the steps the first took, which `ctx.memo` keeps only when a task parks for input.
       // A store that fails now is reported, and the handler is aborted all the same.
       await Promise.all([...service.running].map(async ([id, running]) => {
         try {

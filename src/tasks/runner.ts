@@ -125,8 +125,9 @@ export async function runTask(runtime: Runtime, service: TaskService, task: Task
   } finally {
     clearInterval(renew)
     if (timeUp !== undefined) clearTimeout(timeUp)
-    service.running.delete(id)
     await (await watching)?.close().catch((e) => runtime.report(e, { during: 'task watch close', requestId: id }))
+    // Last: a shutdown waits for this (./runners.ts), then closes the backplane the watch was on.
+    service.running.delete(id)
   }
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { digest, stateCodec } from '../../src/exchange/request-state.js'
 import { completion, promptResult, resourceContents, toolResult } from '../../src/exchange/results.js'
-import { HIGH_WATER_MARK, keepAlive, MAX_BACKLOG, sseStream } from '../../src/http/sse.js'
+import { HIGH_WATER_MARK, keepAlive, MAX_BACKLOG, MAX_MESSAGE, sseStream } from '../../src/http/sse.js'
 
 describe('tool, prompt and resource results', () => {
   it('tool results: nothing, text, blocks, structured values and whole results', () => {
@@ -139,15 +139,40 @@ describe('SSE streams and keep-alives', () => {
     expect(gone).toBe(1)
   })
 
-  it('lets a client go once more than MAX_BACKLOG bytes wait for it, not at exactly that many', async () => {
+  it('lets a client go once more than MAX_BACKLOG bytes wait beyond the largest run of writes, not at exactly that many', async () => {
     // An event of `n` ASCII characters takes n + 25 bytes: "event: message\ndata: " + JSON string + "\n\n".
     const event = (bytes: number) => 'x'.repeat(bytes - 25)
+    // A synchronous run's writes are weighed once, before its first: the next run begins after a microtask.
+    const nextRun = () => Promise.resolve()
     let gone = 0
     const full = sseStream(keepAlive(0), { abort: () => gone++ })
+    full.write(event(2 * MAX_BACKLOG))
+    await nextRun()
     full.write(event(HIGH_WATER_MARK + MAX_BACKLOG))
+    await nextRun()
+    // The backlog is now MAX_BACKLOG beyond the largest run, exactly: this run goes, all of it.
+    full.write('')
+    full.write('')
     expect(gone).toBe(0)
-    full.write('') // 27 bytes more
+    await nextRun()
+    full.write('')
     expect(gone).toBe(1)
     await expect(new Response(full.body).text()).rejects.toThrow('client too slow')
+  })
+
+  it('sends a message of MAX_MESSAGE characters; a larger response becomes an error saying so, a larger notification is left out', async () => {
+    // `{"a":"…"}` takes 8 characters besides its string.
+    const sized = (chars: number) => ({ a: 'x'.repeat(chars - 8) })
+    const stream = sseStream(keepAlive(0), { abort: () => {} })
+    stream.write(sized(MAX_MESSAGE))
+    stream.write(sized(MAX_MESSAGE + 1))
+    const response = { jsonrpc: '2.0', id: 3, result: sized(MAX_MESSAGE) }
+    stream.write(response)
+    stream.close()
+    const events = (await new Response(stream.body).text()).split('\n\n').filter(Boolean).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)))
+    expect(events).toEqual([sized(MAX_MESSAGE), {
+      jsonrpc: '2.0', id: 3,
+      error: { code: -32603, message: `The response is too large for a stream: ${JSON.stringify(response).length} characters of JSON, at most ${MAX_MESSAGE}` },
+    }])
   })
 })

@@ -134,7 +134,7 @@ describe('bodies and arguments the server refuses before any handler runs', () =
   })
 
   it('a POST without a body is a parse error, read as empty text', async () => {
-    expect(await readBody(new Request('http://127.0.0.1/mcp', { method: 'POST' }), 100)).toBe('')
+    expect(await readBody(new Request('http://127.0.0.1/mcp', { method: 'POST' }), { maxBytes: 100 })).toBe('')
     const res = await createFetchHandler(new McpServer({ name: 'b', version: '1.0.0' }))(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json' } }))
     expect(res.status).toBe(400)
     expect((await res.json()).error.code).toBe(-32700)

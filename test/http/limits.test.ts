@@ -183,7 +183,7 @@ describe('request bodies held at once', () => {
     expect((await call()).status).toBe(200)
   })
 
-  it('refuses at once a declared Content-Length that does not fit, on Node', async () => {
+  it('refuses a body that does not fit once its bytes arrive, on Node', async () => {
     const running = await startEverything({ maxInFlightBytes: 1000 })
     try {
       const p = { name: 'add', arguments: { a: 1, b: 2, pad: 'x'.repeat(1500) }, _meta: META_2026() }

@@ -143,9 +143,13 @@ describe('streaming handler, in process', () => {
   })
 
   it('a body that fails once the prelude is out is told to onError as a response error, and the invocation ends', async () => {
-    // 1,200 reports of 1 KiB at once to a response stream that takes nothing: past the SSE body's backlog bound.
+    // 1,200 reports of 1 KiB to a response stream that takes nothing: past the SSE body's backlog bound. Each
+    // after an await: the bound weighs what waits from earlier runs, not one run's writes (src/http/sse.ts).
     const flood = new McpServer({ name: 'flood', version: '1.0.0' }).tool('flood', {}, async (_args, ctx) => {
-      for (let i = 0; i < 1200; i++) ctx.progress(i, 1200, 'x'.repeat(1024))
+      for (let i = 0; i < 1200; i++) {
+        ctx.progress(i, 1200, 'x'.repeat(1024))
+        await Promise.resolve()
+      }
       return 'flooded'
     })
     const event = urlEvent('tools/call', { name: 'flood', arguments: {} }, { progressToken: 't' })

@@ -107,8 +107,9 @@ describe('a request as a span', () => {
 
     const { body } = await rpc(mcp, 'tools/call', { name: 'nope', arguments: {}, _meta: META_2026() })
     expect(body.error.code).toBe(-32602)
-    const unknown = only('tools/call nope')
-    expect(unknown.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'nope' })
+    // A tool the server does not have is named _OTHER: made-up names would each make a metric series.
+    const unknown = only('tools/call _OTHER')
+    expect(unknown.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': '_OTHER' })
     expect(unknown.status).toEqual({ code: SpanStatusCode.ERROR, message: body.error.message })
 
     await rpc(mcp, 'resources/subscribe', { uri: 'file:///x', _meta: META_2026() })
@@ -141,13 +142,22 @@ describe('a request as a span', () => {
     expect(child.links).toEqual([])
   })
 
-  it('names the version asked for when it is not served, and the one spoken when the request named none', async () => {
+  it('names a version no protocol has _OTHER, one this server does not serve by its name, and the one spoken when the request named none', async () => {
     const mcp = handler()
     const { body } = await rpc(mcp, 'tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/list' },
     })
     expect(body.error).toBeDefined()
-    expect(only('tools/list').attributes['mcp.protocol.version']).toBe('2099-01-01')
+    expect(only('tools/list').attributes['mcp.protocol.version']).toBe('_OTHER')
+
+    sdk.spans().length = 0
+    const seedOnly = createFetchHandler(new McpServer({ name: 'new', version: '1', versions: ['2026-07-28'] }), {
+      telemetry: openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }),
+    })
+    await rpc(seedOnly, 'tools/list', { _meta: { ...META_2026(), 'io.modelcontextprotocol/protocolVersion': 'DRAFT-2026-v1' } }, {
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/list' },
+    })
+    expect(only('tools/list').attributes['mcp.protocol.version']).toBe('DRAFT-2026-v1')
 
     sdk.spans().length = 0
     // A 2025 client without MCP-Protocol-Version is spoken to in 2025-03-26, as the 2025 transport says.
@@ -376,8 +386,8 @@ describe('attributes at the edges', () => {
     const mcp = handler({ captureContent: true })
     await rpc(mcp, 'tools/call', { name: 'nowhere', arguments: {}, _meta: META_2026() })
     await rpc(mcp, 'prompts/get', { name: 'greet', _meta: META_2026() })
-    expect(only('tools/call nowhere').attributes).toMatchObject({ 'error.type': '-32602', 'gen_ai.tool.call.arguments': '{}' })
-    expect(only('tools/call nowhere').attributes['gen_ai.tool.call.result']).toBeUndefined()
+    expect(only('tools/call _OTHER').attributes).toMatchObject({ 'error.type': '-32602', 'gen_ai.tool.call.arguments': '{}' })
+    expect(only('tools/call _OTHER').attributes['gen_ai.tool.call.result']).toBeUndefined()
     expect(only('prompts/get greet').attributes['gen_ai.tool.call.result']).toBeUndefined()
   })
 
