@@ -49,9 +49,10 @@ export function tagOf(topic: string): string {
 }
 
 /**
- * The Workers backplane: publishes go to the hub that owns the topic's shard; each listen stream holds one
- * WebSocket to every hub owning one of its topics, tagged with those topics, or with ALL_TOPICS when they are
- * more than a socket has tags (a Worker may open only so many connections). The hub's messages are filtered
+ * The Workers backplane: publishes go to the hub that owns the topic's shard; each listener (a listen or
+ * session stream) holds one WebSocket to every hub owning one of its topics, however many subscriptions it
+ * makes, tagged with those topics, or with ALL_TOPICS when they are more than a socket has tags (a Worker
+ * may open only so many connections): at most `shards` sockets per stream. The hub's messages are filtered
  * again by the stream, so hashed tags may collide, and a hub-wide socket may carry strangers, harmlessly.
  *
  * @example
@@ -89,6 +90,8 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
     },
   }
   const hub = (shard: number) => door.stub(`${name}${shard}`)
+  /** Each listener's socket on each shard, by shard: kept as long as the listener is (a stream, ended, is let go). */
+  const held = new WeakMap<Listener, SharedLink[]>()
   return {
     kind: 'durable-objects',
     async publish(event) {
@@ -103,24 +106,77 @@ export function hubBackplane(options: HubBackplaneOptions): Backplane {
         if (!tags.includes(tag)) tags.push(tag)
         groups.set(shard, tags)
       }
-      const links: HubLink[] = []
+      const links = held.get(listener) ?? []
+      held.set(listener, links)
+      const taken: [SharedLink, string[]][] = []
+      let open = true
+      const subscription: Subscription = {
+        async close() {
+          if (!open) return
+          open = false
+          // A socket that fails to open as tags are given back was wanted by a subscribe, which is told.
+          await Promise.all(taken.map(([shared, tags]) => shared.change(tags, -1).catch(() => {})))
+        },
+      }
       try {
         for (const [shard, tags] of groups) {
-          const wide = tags.length > MAX_TAGS || tags.includes(ALL_TOPICS)
           const root = `${name}${shard}`
           const doors = relays === 0 ? [{ object: root }] : Array.from({ length: relays }, (_, i) => ({ object: `${root}.${i}`, root }))
-          links.push(await link(door, doors, wide ? [ALL_TOPICS] : tags, listener, onError))
+          const shared = links[shard] ??= new SharedLink((wanted) => link(door, doors, wanted, listener, onError))
+          taken.push([shared, tags])
+          await shared.change(tags, 1)
         }
       } catch (e) {
-        for (const l of links) l.close()
+        void subscription.close()
         throw e
       }
-      return {
-        async close() {
-          for (const l of links) l.close()
-        },
-      } satisfies Subscription
+      return subscription
     },
+  }
+}
+
+/**
+ * One listener's socket on one hub (or a relay of it), shared by all its subscriptions there: a session
+ * stream subscribes one topic at a time (src/exchange/session-stream.ts), and a socket each would let one
+ * stream hold a thousand. A socket's tags are fixed at its upgrade, so a tag it lacks opens another for every
+ * tag wanted (ALL_TOPICS past MAX_TAGS), then the old one closes; a tag given back stays on the socket until
+ * then (the listener drops what it does not follow), and the last closes it. Changes take turns, and each
+ * turn serves every tag added before it runs: subscriptions made together open one socket.
+ */
+class SharedLink {
+  /** Subscriptions of each tag. */
+  readonly #wanted = new Map<string, number>()
+  /** The socket, and the tags it was opened with. */
+  #link: HubLink | undefined
+  #tags: readonly string[] = []
+  #turn: Promise<void> = Promise.resolve()
+
+  constructor(private readonly open: (tags: string[]) => Promise<HubLink>) {}
+
+  /** Counts `tags` in (`by` 1) or out (-1); resolves once a socket carries every tag wanted. */
+  change(tags: readonly string[], by: 1 | -1): Promise<void> {
+    for (const tag of tags) {
+      const n = (this.#wanted.get(tag) ?? 0) + by
+      if (n > 0) this.#wanted.set(tag, n)
+      else this.#wanted.delete(tag)
+    }
+    const turn = this.#turn.then(() => this.#apply())
+    this.#turn = turn.catch(() => {})
+    return turn
+  }
+
+  async #apply(): Promise<void> {
+    const old = this.#link
+    const wanted = [...this.#wanted.keys()]
+    if (wanted.length === 0) {
+      this.#link = undefined
+      return old?.close()
+    }
+    if (old && (this.#tags[0] === ALL_TOPICS || wanted.every((tag) => this.#tags.includes(tag)))) return
+    const tags = wanted.length > MAX_TAGS || wanted.includes(ALL_TOPICS) ? [ALL_TOPICS] : wanted
+    this.#link = await this.open(tags)
+    this.#tags = tags
+    old?.close()
   }
 }
 

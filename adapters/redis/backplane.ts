@@ -84,9 +84,8 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** attempt, 2000) * (
  *   .resource('news://latest', { name: 'latest' }, () => 'nothing yet')
  *
  * const backplane = redisBackplane({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'news:' })
- * const running = await serve(server, { backplane })
+ * const running = await serve(server, { backplane, onShutdown: () => backplane.close() })
  * await running.notify.resourceUpdated('news://latest')   // every process's listen streams hear of it
- * running.http.once('close', () => void backplane.close())
  * ```
  */
 export function redisBackplane(options: RedisBackplaneOptions = {}): RedisBackplane {

@@ -6,6 +6,7 @@ import type { Runtime } from './types.js'
 
 const LISTS = ['tools', 'prompts', 'resources'] as const
 const RESOURCE = resourceUpdated('').topic
+const LIST = 'list:'
 
 /** Where changes of one session are told to its open streams, on every instance. */
 export const sessionTopic = (key: string) => `session:${key}`
@@ -41,10 +42,12 @@ export interface SessionStreamOptions {
  */
 export class SessionStream implements OpenStream {
   readonly expires: number
-  readonly #uris: Set<string>
-  /** Topics subscribed so far: a URI unsubscribed keeps its topic, and is filtered out at delivery. */
-  readonly #topics = new Set<string>()
-  readonly #subscriptions: Promise<Subscription | undefined>[] = []
+  /**
+   * The backplane subscription of each topic it follows, one per topic: a URI unsubscribed gives its topic
+   * back at once, and closing gives back all, so that neither a long-lived stream nor a reconnecting client
+   * leaves topics behind. Subscribed one by one, they share a socket per hub (adapters/cloudflare/backplane.ts).
+   */
+  readonly #topics = new Map<string, Promise<Subscription | undefined>>()
   #done = false
   /** Where it writes: may be set once it is admitted, before any delivery can come. */
   sink: SessionSink | undefined
@@ -52,7 +55,6 @@ export class SessionStream implements OpenStream {
   readonly deliver = (event: ChangeEvent | Resync) => this.#deliver(event)
 
   constructor(private readonly runtime: Runtime, private readonly options: SessionStreamOptions, sink?: SessionSink) {
-    this.#uris = new Set(options.uris)
     this.expires = options.expires
     this.sink = sink
   }
@@ -62,21 +64,26 @@ export class SessionStream implements OpenStream {
     admit(this.runtime, this.options.client)
     this.runtime.streams.add(this)
     const capabilities = this.runtime.capabilities()
-    const lists = LISTS.filter((list) => capabilities[list]?.listChanged).map((list) => listChanged(list).topic)
-    const { key, refresh } = this.options
-    this.#subscribe([...(key === undefined ? [] : [sessionTopic(key)]), ...lists, ...[...this.#uris].map((uri) => resourceUpdated(uri).topic)])
+    const { key, refresh, uris } = this.options
+    for (const list of LISTS) if (capabilities[list]?.listChanged) this.#subscribe(listChanged(list).topic)
+    for (const uri of uris) this.#subscribe(resourceUpdated(uri).topic)
+    if (key === undefined) return
+    this.#subscribe(sessionTopic(key))
     if (!refresh) return
-    void this.#subscriptions[0]!.then(refresh).then((uris) => {
-      if (uris === undefined) return this.#end()
-      for (const uri of uris) this.follow(uri, true)
+    void this.#topics.get(sessionTopic(key))!.then(refresh).then((stored) => {
+      if (stored === undefined) return this.#end()
+      // What changed before the session's topic was followed, which no event told it.
+      const kept = new Set(stored)
+      for (const topic of this.#topics.keys()) if (topic.startsWith(RESOURCE) && !kept.has(topic.slice(RESOURCE.length))) this.#unsubscribe(topic)
+      for (const uri of kept) this.follow(uri, true)
     }).catch((e: unknown) => void this.runtime.report(e, { during: 'session stream' }))
   }
 
   /** Starts (or stops) carrying updates of a resource. */
   follow(uri: string, on: boolean): void {
-    if (!on) return void this.#uris.delete(uri)
-    this.#uris.add(uri)
-    this.#subscribe([resourceUpdated(uri).topic])
+    const topic = resourceUpdated(uri).topic
+    if (on) this.#subscribe(topic)
+    else this.#unsubscribe(topic)
   }
 
   #end(): void {
@@ -85,41 +92,48 @@ export class SessionStream implements OpenStream {
     this.sink?.close()
     release(this.runtime, this.options.client)
     this.runtime.streams.delete(this)
-    for (const opened of this.#subscriptions) {
-      void opened.then((s) => s?.close()).catch((e: unknown) => void this.runtime.report(e, { during: 'session stream close' }))
-    }
+    for (const topic of [...this.#topics.keys()]) this.#unsubscribe(topic)
   }
 
-  #subscribe(topics: readonly string[]): void {
-    const fresh = topics.filter((t) => !this.#topics.has(t))
-    if (fresh.length === 0) return
-    for (const topic of fresh) this.#topics.add(topic)
-    this.#subscriptions.push(this.runtime.backplane.subscribe(fresh, this.deliver).catch((e: unknown) => {
-      this.runtime.report(e, { during: 'session stream' })
+  // Nothing once ended: a change told (or a refresh read) after the end would hold a topic for ever.
+  #subscribe(topic: string): void {
+    if (this.#done || this.#topics.has(topic)) return
+    this.#topics.set(topic, this.runtime.backplane.subscribe([topic], this.deliver).catch((e: unknown) => {
+      // The first failure ends the stream; those of its other topics say the same again.
+      if (!this.#done) this.runtime.report(e, { during: 'session stream' })
       this.#end()
       return undefined
     }))
+  }
+
+  // One still being subscribed is closed once it is open.
+  #unsubscribe(topic: string): void {
+    const opened = this.#topics.get(topic)
+    if (!opened) return
+    this.#topics.delete(topic)
+    void opened.then((s) => s?.close()).catch((e: unknown) => void this.runtime.report(e, { during: 'session stream close' }))
   }
 
   #deliver(event: ChangeEvent | Resync): void {
     if (this.#done) return
     if (isResync(event)) {
       // Events may have been missed: cue a refetch of everything followed.
-      for (const topic of this.#topics) if (topic.startsWith('list:')) this.#send(`notifications/${topic.slice(5)}/list_changed`)
-      for (const uri of this.#uris) this.#send('notifications/resources/updated', { uri })
+      for (const topic of this.#topics.keys()) this.#cue(topic)
       return
     }
     const { topic, data } = event
+    // A topic it does not follow (any more) may still come, on a socket it shares (adapters/cloudflare/backplane.ts).
+    if (!this.#topics.has(topic)) return
     if (this.options.key !== undefined && topic === sessionTopic(this.options.key)) {
       if (data?.ended === true) return this.#end()
       if (typeof data?.uri === 'string') this.follow(data.uri, data.on === true)
-    } else if (topic.startsWith(RESOURCE)) {
-      const uri = topic.slice(RESOURCE.length)
-      if (this.#uris.has(uri)) this.#send('notifications/resources/updated', { uri })
-    } else {
-      // A list's topic: the only other kind it subscribes to.
-      this.#send(`notifications/${topic.slice(5)}/list_changed`)
-    }
+    } else this.#cue(topic)
+  }
+
+  /** The notification of a change on `topic`, a list's or a resource's; none for the session's own. */
+  #cue(topic: string): void {
+    if (topic.startsWith(RESOURCE)) this.#send('notifications/resources/updated', { uri: topic.slice(RESOURCE.length) })
+    else if (topic.startsWith(LIST)) this.#send(`notifications/${topic.slice(LIST.length)}/list_changed`)
   }
 
   #send(method: string, params?: { uri: string }): void {

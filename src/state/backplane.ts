@@ -36,6 +36,8 @@ export interface Backplane {
   /**
    * Resolves once events on these topics are delivered to `listener`. The backplane may keep `topics` itself
    * until the subscription closes (a listen stream holds the array anyway): the caller leaves it as it is.
+   * One listener may hold several subscriptions (a session stream holds one per topic it follows), each
+   * closed on its own; they may share a connection (adapters/cloudflare/backplane.ts).
    */
   subscribe(topics: readonly string[], listener: Listener): Promise<Subscription>
   close?(): Promise<void>
@@ -85,9 +87,11 @@ export function parseEvent(text: string): ChangeEvent | undefined {
 export interface LocalFanout extends Backplane {
   /** Open subscriptions. */
   readonly size: number
+  /** Topics with at least one open subscription. */
+  readonly topics: number
   /** Hands an event to this process's subscribers of its topic. */
   deliver(event: ChangeEvent): void
-  /** Tells every subscriber, once each, that it may have missed events. */
+  /** Tells every listener, once each however many subscriptions it holds, that it may have missed events. */
   resync(): void
 }
 
@@ -116,8 +120,10 @@ export interface MemoryBackplaneOptions {
  */
 export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFanout {
   const onError = options.onError ?? ((e: unknown) => console.error('mcp-edge: a listen subscriber failed', e))
-  const byTopic = new Map<string, Set<Listener>>()
-  const all = new Set<Listener>()
+  // Subscriptions, not listeners: one listener may hold several (a session stream holds one per topic it
+  // follows, src/exchange/session-stream.ts), and each closes on its own.
+  const byTopic = new Map<string, Set<MemorySubscription>>()
+  const all = new Set<MemorySubscription>()
   const call = (listener: Listener, event: ChangeEvent | Resync) => {
     try {
       listener(event)
@@ -127,13 +133,13 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
   }
   const deliver = (event: ChangeEvent) => {
     const set = byTopic.get(event.topic)
-    if (set) for (const listener of set) call(listener, event)
+    if (set) for (const s of set) call(s.listener, event)
   }
-  const unsubscribe = (topics: readonly string[], listener: Listener) => {
-    if (!all.delete(listener)) return
-    for (const topic of topics) {
+  const unsubscribe = (subscription: MemorySubscription) => {
+    if (!all.delete(subscription)) return
+    for (const topic of subscription.topics) {
       const set = byTopic.get(topic)
-      set?.delete(listener)
+      set?.delete(subscription)
       if (set?.size === 0) byTopic.delete(topic)
     }
   }
@@ -142,22 +148,25 @@ export function memoryBackplane(options: MemoryBackplaneOptions = {}): LocalFano
     get size() {
       return all.size
     },
+    get topics() {
+      return byTopic.size
+    },
     deliver,
     resync() {
-      for (const listener of all) call(listener, RESYNC)
+      for (const listener of new Set([...all].map((s) => s.listener))) call(listener, RESYNC)
     },
     async publish(event) {
       deliver(event)
     },
     async subscribe(names, listener) {
-      const unique = distinctTopics(names)
-      for (const topic of unique) {
+      const subscription = new MemorySubscription(distinctTopics(names), listener, unsubscribe)
+      for (const topic of subscription.topics) {
         let set = byTopic.get(topic)
         if (!set) byTopic.set(topic, (set = new Set()))
-        set.add(listener)
+        set.add(subscription)
       }
-      all.add(listener)
-      return new MemorySubscription(unique, listener, unsubscribe)
+      all.add(subscription)
+      return subscription
     },
   }
 }
@@ -171,12 +180,12 @@ export function distinctTopics(topics: readonly string[]): readonly string[] {
 /** An object rather than a closure with its scope: a process holds one for each open listen stream. */
 class MemorySubscription implements Subscription {
   constructor(
-    private readonly topics: readonly string[],
-    private readonly listener: Listener,
-    private readonly unsubscribe: (topics: readonly string[], listener: Listener) => void,
+    readonly topics: readonly string[],
+    readonly listener: Listener,
+    private readonly unsubscribe: (subscription: MemorySubscription) => void,
   ) {}
 
   async close(): Promise<void> {
-    this.unsubscribe(this.topics, this.listener)
+    this.unsubscribe(this)
   }
 }
