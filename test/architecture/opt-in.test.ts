@@ -46,12 +46,14 @@ describe('opt-in extensions', () => {
     ]))
   })
 
-  // A ratchet, not a goal: the minimal Worker (31,635 bytes here; 31.0 KiB as wrangler uploads bench/workers/edge.ts,
-  // and BENCHMARKS.md, "Workers bundle size and start-up", says what it is made of) is what the protocol's default
-  // features cost, and code that makes every Worker larger should raise this on purpose, saying why in its commit.
+  // A ratchet, not a goal: the minimal Worker (32,759 bytes here; BENCHMARKS.md, "Workers bundle size and start-up",
+  // says what it is made of) is what the protocol's default features cost, and code that makes every Worker larger
+  // should raise this on purpose, saying why in its commit. Raised from 32 KiB by issue 45's hardening (+1,124 bytes
+  // from 31,635: bodies counted per client with a time limit, telemetry names from the server's own, SSE backlog
+  // weighed per run of writes, one hub socket per shard for a listener however many topics it follows).
   // Not under StrykerJS, whose instrumented sources are half again as large as what ships.
-  it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('the minimal Worker stays within its size budget: 32 KiB gzip', { timeout: 30_000 }, async () => {
+  it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('the minimal Worker stays within its size budget: 33 KiB gzip', { timeout: 30_000 }, async () => {
     const { gzip } = await minimal()
-    expect(gzip).toBeLessThanOrEqual(32 * 1024)
+    expect(gzip).toBeLessThanOrEqual(33 * 1024)
   })
 })
