@@ -18,10 +18,14 @@ export class IncomingBody implements BodySource {
 
   constructor(private readonly incoming: IncomingMessage) {}
 
-  whole(): Uint8Array | undefined {
+  async whole(): Promise<Uint8Array | undefined> {
     const { incoming } = this
     const length = incoming.headers['content-length']
-    if (length === undefined || incoming.readableLength !== Number(length)) return undefined
+    if (length === undefined) return undefined
+    // The handler starts while Node is still parsing the packet the headers came in: a body sent with them
+    // is buffered once that parse is over, which this await waits for.
+    if (incoming.readableLength < Number(length)) await undefined
+    if (incoming.readableLength !== Number(length)) return undefined
     return (incoming.read() as Uint8Array | null) ?? EMPTY
   }
 

@@ -75,7 +75,7 @@ export class BodyBudget {
  */
 export interface BodySource {
   /** The whole body, when all of it has arrived already (as a small one usually has, with the headers). */
-  whole?(): Uint8Array | undefined
+  whole?(): Promise<Uint8Array | undefined>
   read(): Promise<ReadableStreamReadResult<Uint8Array>>
   cancel(): Promise<void>
 }
@@ -101,7 +101,7 @@ export async function readBody(request: Request, limits: BodyLimits, budget?: Bo
   const { maxBytes } = limits
   const length = request.headers.get('content-length')
   if (length !== null && Number(length) > maxBytes) throw tooLarge(maxBytes)
-  const whole = source?.whole?.()
+  const whole = await source?.whole?.()
   if (whole) {
     if (whole.byteLength > maxBytes) throw tooLarge(maxBytes)
     budget?.take(whole.byteLength, hold)
