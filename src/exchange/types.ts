@@ -114,7 +114,6 @@ export type Answer =
   | { readonly ok: true; readonly id: JsonRpcId; readonly profile: Profile; readonly result: JsonObject | undefined }
   | { readonly ok: false; readonly id: JsonRpcId; readonly profile: Profile | undefined; readonly stage: Stage; readonly error: McpError }
 
-/** Watches requests: given each as it arrives, it may follow it to its answer (src/otel/ is one). */
 /**
  * What a request names, as far as the server knows it (src/exchange/request-names.ts): its method, the tool
  * or prompt it calls, the version it asks for, each `_OTHER` where the server has no such thing.
@@ -125,6 +124,7 @@ export interface RequestNames {
   readonly version?: string | undefined
 }
 
+/** Watches requests: given each as it arrives, it may follow it to its answer (src/otel/ is one). */
 export interface Telemetry {
   /**
    * A request arrives (not yet validated); undefined when this one is not watched. Metric attributes and span
